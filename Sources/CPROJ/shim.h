@@ -1,0 +1,3 @@
+#pragma once
+#include <proj.h>
+#include <geodesic.h>

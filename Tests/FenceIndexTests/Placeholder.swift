@@ -1,0 +1,4 @@
+import XCTest
+@testable import FenceIndex
+
+final class FenceIndexTestsPlaceholder: XCTestCase { func testBuilds() {} }

@@ -1,0 +1,4 @@
+import XCTest
+@testable import GeofenceEngine
+
+final class GeofenceEngineTestsPlaceholder: XCTestCase { func testBuilds() {} }
