@@ -1,1 +1,69 @@
-print("geofence")
+import Foundation
+import GeofenceEngine
+
+/// `geofence <subcommand> [options]`. Errors go to stderr as `geofence <cmd>: error: ...`
+/// with the exit codes of DESIGN §9: 0 ok, 64 usage, 65 bad data, 66 missing input, 70 internal, 74 I/O.
+let version = "0.1.0"
+
+struct Subcommand {
+    var spec: CommandSpec
+    var run: (Arguments) throws(GeofenceError) -> Int32
+}
+
+let subcommands: [Subcommand] = [
+    Subcommand(spec: ValidateCommand.spec, run: ValidateCommand.run),
+]
+
+func topHelp() -> String {
+    var s = """
+    OVERVIEW: geofence \(version): a spatial-index engine for geofencing at scale.
+
+    USAGE: geofence <subcommand> [options]
+
+    SUBCOMMANDS:
+
+    """
+    for c in subcommands { s += "  " + c.spec.name.padding(toLength: 12, withPad: " ", startingAt: 0) + c.spec.summary + "\n" }
+    s += """
+
+    Run 'geofence <subcommand> --help' for a subcommand's options.
+    Exit codes: 0 success, 64 usage, 65 bad data, 66 missing input, 70 internal, 74 I/O.
+
+    """
+    return s
+}
+
+func fail(_ message: String, code: Int32) -> Never {
+    FileHandle.standardError.write(Data((message + "\n").utf8))
+    exit(code)
+}
+
+var argv = Array(CommandLine.arguments.dropFirst())
+guard let first = argv.first else {
+    FileHandle.standardError.write(Data(topHelp().utf8))
+    exit(64)
+}
+if first == "--help" || first == "-h" || first == "help" {
+    print(topHelp(), terminator: "")
+    exit(0)
+}
+if first == "--version" {
+    print("geofence \(version)")
+    exit(0)
+}
+guard let cmd = subcommands.first(where: { $0.spec.name == first }) else {
+    fail("geofence: unknown subcommand '\(first)' (see 'geofence --help')", code: 64)
+}
+do {
+    let args = try Arguments(Array(argv.dropFirst()), spec: cmd.spec)
+    if args.helpRequested {
+        print(cmd.spec.helpText, terminator: "")
+        exit(0)
+    }
+    exit(try cmd.run(args))
+} catch {
+    let message = error.description
+    let prefix = "geofence \(cmd.spec.name): "
+    fail(message.hasPrefix(prefix) ? message.replacingOccurrences(of: prefix, with: prefix + "error: ", options: .anchored)
+                                   : prefix + "error: " + message, code: error.exitCode)
+}

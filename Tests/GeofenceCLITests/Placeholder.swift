@@ -1,4 +1,0 @@
-import XCTest
-@testable import GeofenceEngine
-
-final class GeofenceCLITestsPlaceholder: XCTestCase { func testBuilds() {} }

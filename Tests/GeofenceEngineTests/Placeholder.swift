@@ -1,4 +1,0 @@
-import XCTest
-@testable import GeofenceEngine
-
-final class GeofenceEngineTestsPlaceholder: XCTestCase { func testBuilds() {} }
