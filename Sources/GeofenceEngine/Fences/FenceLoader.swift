@@ -139,7 +139,7 @@ public struct FenceLoader {
             case "Point":
                 var c = [try position(coords, what: "Point coordinates")]
                 try reprojectChecked(&c)
-                try checkRange(c[0])
+                try checkRange(&c[0], soft: &soft)
                 guard let r = props["radius"] else {
                     throw FenceProblem(.missingRadius, "Point feature has no properties.radius (metres)", at: loc)
                 }
@@ -193,13 +193,24 @@ public struct FenceLoader {
         return Coordinate(lon: x, lat: y)
     }
 
-    private func checkRange(_ c: Coordinate) throws {
-        guard c.lat.isFinite, c.lat >= -90, c.lat <= 90 else {
-            throw FenceProblem(.coordinateOutOfRange, "latitude \(JSONValue.format(c.lat)) is out of range [-90, 90]", at: SourceLocation(file: ""))
+    /// Coordinates within `rangeTolerance` degrees outside the valid range (floating-point
+    /// noise such as Natural Earth's 180.00000000000006) are clamped and reported as a
+    /// repairable problem; anything further out is an error.
+    static let rangeTolerance = 1e-9
+
+    private func checkRange(_ c: inout Coordinate, soft: inout [FenceProblem]) throws {
+        func check(_ v: inout Double, limit: Double, name: String) throws {
+            guard v.isFinite, abs(v) <= limit + Self.rangeTolerance else {
+                throw FenceProblem(.coordinateOutOfRange, "\(name) \(JSONValue.format(v)) is out of range [-\(Int(limit)), \(Int(limit))]", at: SourceLocation(file: ""))
+            }
+            if abs(v) > limit {
+                soft.append(FenceProblem(.coordinateOutOfRange, "\(name) \(JSONValue.format(v)) is out of range [-\(Int(limit)), \(Int(limit))] by \(abs(v) - limit)°; --repair clamps it to \(v > 0 ? "" : "-")\(Int(limit))",
+                                         at: SourceLocation(file: ""), repairable: true))
+                v = v > 0 ? limit : -limit
+            }
         }
-        guard c.lon.isFinite, c.lon >= -180, c.lon <= 180 else {
-            throw FenceProblem(.coordinateOutOfRange, "longitude \(JSONValue.format(c.lon)) is out of range [-180, 180]", at: SourceLocation(file: ""))
-        }
+        try check(&c.lat, limit: 90, name: "latitude")
+        try check(&c.lon, limit: 180, name: "longitude")
     }
 
     private func checkRadius(_ r: Double, text: String) throws {
@@ -228,7 +239,7 @@ public struct FenceLoader {
             ring.reserveCapacity(pts.count)
             for (j, p) in pts.enumerated() { ring.append(try position(p, what: "point \(j) of \(ringName)")) }
             try reprojectChecked(&ring)
-            for c in ring { try checkRange(c) }
+            for k in ring.indices { try checkRange(&ring[k], soft: &soft) }
             if let f = ring.first, let l = ring.last, f != l, ring.count >= 3 {
                 // Repairable: close the ring and report it (`--repair` accepts the closed ring).
                 soft.append(FenceProblem(.unclosedRing, "\(ringName) is not closed: first point [\(JSONValue.format(f.lon)), \(JSONValue.format(f.lat))] differs from last point [\(JSONValue.format(l.lon)), \(JSONValue.format(l.lat))]",
@@ -343,8 +354,10 @@ public struct FenceLoader {
                 }
                 var c = [Coordinate(lon: x, lat: y)]
                 try reprojectChecked(&c)
-                try checkRange(c[0])
+                var soft: [FenceProblem] = []
+                try checkRange(&c[0], soft: &soft)
                 try checkRadius(r, text: radText)
+                for var p in soft { p.location = loc; p.fenceID = id; problems.append(p) }
                 var props: [(String, JSONValue)] = []
                 for (k, n) in names.enumerated() where !core.contains(k) {
                     props.append((n, .string(f[k])))
