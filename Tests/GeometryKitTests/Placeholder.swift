@@ -1,4 +1,0 @@
-import XCTest
-@testable import GeometryKit
-
-final class GeometryKitTestsPlaceholder: XCTestCase { func testBuilds() {} }
