@@ -14,7 +14,7 @@ let subcommands: [Subcommand] = [
     Subcommand(spec: ValidateCommand.spec, run: ValidateCommand.run),
 ]
 
-func topHelp() -> String {
+@MainActor func topHelp() -> String {
     var s = """
     OVERVIEW: geofence \(version): a spatial-index engine for geofencing at scale.
 

@@ -29,24 +29,29 @@ enum CLI {
         let p = Process()
         p.executableURL = productsDirectory.appendingPathComponent("geofence")
         p.arguments = args
-        let out = Pipe(), err = Pipe()
+        // Output goes to temporary files: no pipe can fill up and block the child.
+        let outPath = tempPath("stdout"), errPath = tempPath("stderr")
+        _ = FileManager.default.createFile(atPath: outPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: errPath, contents: nil)
+        defer { try? FileManager.default.removeItem(atPath: outPath); try? FileManager.default.removeItem(atPath: errPath) }
+        let out = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
+        let err = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
         p.standardOutput = out
         p.standardError = err
         if let stdin {
             let inp = Pipe()
             p.standardInput = inp
+            try p.run()
             inp.fileHandleForWriting.write(Data(stdin.utf8))
             try inp.fileHandleForWriting.close()
+        } else {
+            p.standardInput = FileHandle.nullDevice
+            try p.run()
         }
-        try p.run()
-        // Read both pipes before waiting so a large output cannot block the child.
-        var o = Data(), e = Data()
-        let group = DispatchGroup()
-        group.enter()
-        DispatchQueue.global().async { e = err.fileHandleForReading.readDataToEndOfFile(); group.leave() }
-        o = out.fileHandleForReading.readDataToEndOfFile()
-        group.wait()
         p.waitUntilExit()
+        try out.close(); try err.close()
+        let o = FileManager.default.contents(atPath: outPath) ?? Data()
+        let e = FileManager.default.contents(atPath: errPath) ?? Data()
         return CLIResult(status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: e, as: UTF8.self))
     }
 

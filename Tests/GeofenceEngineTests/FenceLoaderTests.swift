@@ -6,7 +6,7 @@ func fixture(_ name: String) -> String {
 }
 
 final class FenceLoaderTests: XCTestCase {
-    func load(_ name: String) throws -> FenceSet {
+    func load(_ name: String) throws(GeofenceError) -> FenceSet {
         try FenceSet.load(paths: [fixture(name)], crs: nil)
     }
 
@@ -77,7 +77,7 @@ final class FenceLoaderTests: XCTestCase {
 
     func testLatitude91() throws {
         XCTAssertEqual(try problems("bad/lat91.geojson"),
-                       ["\(fixture("bad/lat91.geojson")): feature 0 (id \"north\"): latitude 91 is out of range [-90, 90]"])
+                       ["\(fixture("bad/lat91.geojson")): feature 0 (id \"north\"): latitude is 91, out of range [-90, 90]"])
     }
 
     func testUnclosedRingIsRepairable() throws {

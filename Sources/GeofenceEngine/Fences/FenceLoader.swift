@@ -198,13 +198,14 @@ public struct FenceLoader {
     /// repairable problem; anything further out is an error.
     static let rangeTolerance = 1e-9
 
-    private func checkRange(_ c: inout Coordinate, soft: inout [FenceProblem]) throws {
+    private func checkRange(_ c: inout Coordinate, soft: inout [FenceProblem], of what: String? = nil) throws {
         func check(_ v: inout Double, limit: Double, name: String) throws {
+            let name = what.map { "\(name) of \($0)" } ?? name
             guard v.isFinite, abs(v) <= limit + Self.rangeTolerance else {
-                throw FenceProblem(.coordinateOutOfRange, "\(name) \(JSONValue.format(v)) is out of range [-\(Int(limit)), \(Int(limit))]", at: SourceLocation(file: ""))
+                throw FenceProblem(.coordinateOutOfRange, "\(name) is \(JSONValue.format(v)), out of range [-\(Int(limit)), \(Int(limit))]", at: SourceLocation(file: ""))
             }
             if abs(v) > limit {
-                soft.append(FenceProblem(.coordinateOutOfRange, "\(name) \(JSONValue.format(v)) is out of range [-\(Int(limit)), \(Int(limit))] by \(abs(v) - limit)°; --repair clamps it to \(v > 0 ? "" : "-")\(Int(limit))",
+                soft.append(FenceProblem(.coordinateOutOfRange, "\(name) is \(JSONValue.format(v)), out of range [-\(Int(limit)), \(Int(limit))] by \(abs(v) - limit)°; --repair clamps it to \(v > 0 ? "" : "-")\(Int(limit))",
                                          at: SourceLocation(file: ""), repairable: true))
                 v = v > 0 ? limit : -limit
             }
@@ -239,7 +240,7 @@ public struct FenceLoader {
             ring.reserveCapacity(pts.count)
             for (j, p) in pts.enumerated() { ring.append(try position(p, what: "point \(j) of \(ringName)")) }
             try reprojectChecked(&ring)
-            for k in ring.indices { try checkRange(&ring[k], soft: &soft) }
+            for k in ring.indices { try checkRange(&ring[k], soft: &soft, of: "point \(k) of \(ringName)") }
             if let f = ring.first, let l = ring.last, f != l, ring.count >= 3 {
                 // Repairable: close the ring and report it (`--repair` accepts the closed ring).
                 soft.append(FenceProblem(.unclosedRing, "\(ringName) is not closed: first point [\(JSONValue.format(f.lon)), \(JSONValue.format(f.lat))] differs from last point [\(JSONValue.format(l.lon)), \(JSONValue.format(l.lat))]",

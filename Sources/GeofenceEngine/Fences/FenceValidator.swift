@@ -110,8 +110,21 @@ public final class FenceValidator {
     /// The circle a phone monitors for a polygon: centre from GEOS's minimum bounding
     /// circle (planar in lon/lat), radius the geodesic distance to the farthest
     /// boundary point, edges densified to 0.05° so their interior is covered too.
+    ///
+    /// A multipolygon split at the antimeridian (Fiji, Chukotka) is shifted to one
+    /// side (negative longitudes + 360°) when that makes it narrower, so its circle is
+    /// not drawn around the whole world.
     public func enclosingCircle(_ polygons: [[[Coordinate]]]) throws -> EnclosingCircle {
-        let c = try geometry(polygons).minimumBoundingCircle()
+        var polygons = polygons
+        let lons = polygons.flatMap { $0.flatMap { $0.map(\.lon) } }
+        if let lo = lons.min(), let hi = lons.max(), hi - lo > 180 {
+            let shifted = lons.map { $0 < 0 ? $0 + 360 : $0 }
+            if shifted.max()! - shifted.min()! < hi - lo {
+                polygons = polygons.map { $0.map { $0.map { Coordinate(lon: $0.lon < 0 ? $0.lon + 360 : $0.lon, lat: $0.lat) } } }
+            }
+        }
+        var c = try geometry(polygons).minimumBoundingCircle()
+        if c.centerX > 180 { c.centerX -= 360 }
         var r = 0.0
         let g = Geodesic.wgs84
         for poly in polygons {

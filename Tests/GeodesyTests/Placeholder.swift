@@ -1,0 +1,4 @@
+import XCTest
+@testable import Geodesy
+
+final class GeodesyTestsPlaceholder: XCTestCase { func testBuilds() {} }
