@@ -19,6 +19,7 @@ let package = Package(
         // System libraries (Debian: libgeos-dev, libproj-dev; scripts/install-deps installs them).
         .systemLibrary(name: "CGEOS", pkgConfig: "geos", providers: [.apt(["libgeos-dev"])]),
         .systemLibrary(name: "CPROJ", pkgConfig: "proj", providers: [.apt(["libproj-dev"])]),
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
 
         // WGS84 geodesics (PROJ's geod_*, pure computation, thread-safe) and fast bounded approximations.
         .target(name: "Geodesy", dependencies: ["CPROJ"], swiftSettings: checks),
@@ -27,7 +28,7 @@ let package = Package(
         // Pure-Swift packed R-tree over compiled fences (no GEOS).
         .target(name: "FenceIndex", dependencies: ["Geodesy"], swiftSettings: checks),
         // Fences, loaders, validation, evaluator, planner, subsets.
-        .target(name: "GeofenceEngine", dependencies: ["GeometryKit", "FenceIndex", "Geodesy"], swiftSettings: checks),
+        .target(name: "GeofenceEngine", dependencies: ["GeometryKit", "FenceIndex", "Geodesy", "CZlib"], swiftSettings: checks),
         .executableTarget(name: "geofence", dependencies: ["GeofenceEngine"], swiftSettings: checks),
         .executableTarget(name: "GeofenceBench", dependencies: ["GeofenceEngine", "FenceIndex", "GeometryKit", "CGEOS"],
                           path: "Benchmarks/GeofenceBench"),
