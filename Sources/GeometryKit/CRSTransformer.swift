@@ -105,3 +105,7 @@ public final class CRSTransformer {
         points = work
     }
 }
+
+/// Not Sendable: one per thread (GEOS and PROJ handles are not thread-safe).
+@available(*, unavailable)
+extension CRSTransformer: Sendable {}

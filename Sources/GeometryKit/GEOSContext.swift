@@ -145,3 +145,7 @@ public final class GEOSContext {
         return String(cString: pointer)
     }
 }
+
+/// Not Sendable: one per thread (GEOS and PROJ handles are not thread-safe).
+@available(*, unavailable)
+extension GEOSContext: Sendable {}

@@ -189,3 +189,7 @@ public final class Geometry {
         return PreparedGeometry(owning: p, of: self)
     }
 }
+
+/// Not Sendable: one per thread (GEOS and PROJ handles are not thread-safe).
+@available(*, unavailable)
+extension Geometry: Sendable {}

@@ -74,3 +74,7 @@ public final class PROJContext {
         return .library(parts.joined(separator: "; "))
     }
 }
+
+/// Not Sendable: one per thread (GEOS and PROJ handles are not thread-safe).
+@available(*, unavailable)
+extension PROJContext: Sendable {}

@@ -116,3 +116,7 @@ public final class PreparedGeometry {
         return try body(point)
     }
 }
+
+/// Not Sendable: one per thread (GEOS and PROJ handles are not thread-safe).
+@available(*, unavailable)
+extension PreparedGeometry: Sendable {}
