@@ -1,4 +1,0 @@
-import XCTest
-@testable import Geodesy
-
-final class GeodesyTestsPlaceholder: XCTestCase { func testBuilds() {} }
