@@ -26,6 +26,7 @@ test: deps
 
 # The test suite under AddressSanitizer (ownership hand-overs to GEOS, buffer handling).
 test-asan: deps
+	LSAN_OPTIONS=suppressions=$(CURDIR)/.ci/lsan.supp:print_suppressions=0 \
 	$(SWIFT) test --sanitize=address --scratch-path .build-asan
 
 bench: deps
