@@ -1,1 +1,177 @@
-// FenceIndex
+import Foundation
+import Geodesy
+
+/// An index of circle and polygon fences answering exact point, accuracy,
+/// radius, box and nearest-N queries (DESIGN §1, §3, §4).
+///
+/// Fences are compiled into flat arrays (`FenceTable`) and indexed by their
+/// lon/lat boxes in a packed R-tree (`PackedRTree`, node capacity 16,
+/// top-down STR packing, single-precision boxes rounded outward). Queries
+/// filter by box, then decide with the real shape: circles by the WGS84
+/// geodesic distance from the centre (a haversine test with the
+/// `Geodesy.Sphere` error bound settles all but the points near the edge,
+/// which get Karney's exact geodesic), polygons by a boundary-inclusive
+/// point-in-polygon over latitude bands.
+///
+/// Slots: every fence gets a dense `Int32` slot; answers are slots, mapped to
+/// identifiers with `identifier(of:)`. A slot is never reused: `insert` of an
+/// existing identifier retires the old slot and gives the fence a new one.
+///
+/// Changes (`insert`, `remove`) go to a small unsorted tail, merged into a
+/// second packed tree every 64 changes; removed fences are tombstoned in a
+/// bitset. The main tree is rebuilt (`compact()`) when the second tree or the
+/// tombstones grow past a fraction of it. Queries stay exact throughout.
+///
+/// A value type: copies share storage until mutated. Queries are read-only and
+/// safe from many threads; `nearest` takes a caller-owned scratch buffer.
+public struct FenceIndex: Sendable {
+    var table = FenceTable()
+    var main = PackedRTree()
+    var delta = PackedRTree()
+    var tail: [IndexEntry] = []
+    /// Retired slots whose entries are still in `main`, `delta` or `tail`.
+    var deadEntries = 0
+
+    /// Changes kept unsorted before they are packed into the second tree.
+    static let tailLimit = 64
+
+    /// An empty index.
+    public init() {}
+
+    /// Builds an index over the fences, in order (slots `0..<count`).
+    /// - Throws: `FenceIndexError.duplicateIdentifier` or `.invalidFence`.
+    /// - Complexity: O(n log n).
+    public init(_ fences: some Sequence<Fence>) throws(FenceIndexError) {
+        for f in fences {
+            try FenceTable.validate(f)
+            guard table.slotByID[f.id] == nil else { throw .duplicateIdentifier(f.id) }
+            guard table.slotCount < EntryValue.maxPayload else { throw .tooManyFences }
+            _ = table.append(f)
+        }
+        rebuild()
+    }
+
+    /// Builds an index over circles then polygons (slots in that order).
+    /// - Complexity: O(n log n).
+    public init(circles: [CircleFence], polygons: [PolygonFence] = []) throws(FenceIndexError) {
+        try self.init(circles.map(Fence.circle) + polygons.map(Fence.polygon))
+    }
+
+    // MARK: Table
+
+    /// Live fences.
+    public var count: Int { table.liveCount }
+
+    /// Slots ever handed out (live or retired); valid slots are `0..<slotCount`.
+    public var slotCount: Int { table.slotCount }
+
+    /// The identifier of a slot (also of a retired one).
+    /// - Complexity: O(1).
+    public func identifier(of slot: Int32) -> String { table.ids[Int(slot)] }
+
+    /// The live slot of an identifier.
+    /// - Complexity: O(1) average.
+    public func slot(of identifier: String) -> Int32? { table.slotByID[identifier] }
+
+    /// Whether the slot holds a live fence (not removed or replaced).
+    /// - Complexity: O(1).
+    public func isLive(_ slot: Int32) -> Bool { slot >= 0 && Int(slot) < table.slotCount && table.isLive(Int(slot)) }
+
+    /// Whether the slot holds a polygon fence.
+    /// - Complexity: O(1).
+    public func isPolygon(_ slot: Int32) -> Bool { table.circles[Int(slot)].radius < 0 }
+
+    /// The fence in a live slot, rebuilt from the compiled table (nil for a
+    /// retired slot).
+    /// - Complexity: O(1) for circles, O(vertices) for polygons.
+    public func fence(at slot: Int32) -> Fence? { isLive(slot) ? table.fence(at: Int(slot)) : nil }
+
+    /// The live slots in increasing order.
+    /// - Complexity: O(slotCount).
+    public var liveSlots: [Int32] { (0..<Int32(table.slotCount)).filter { table.isLive(Int($0)) } }
+
+    /// The lon/lat box(es) of a fence as indexed: a circle's box contains every
+    /// point within its radius; the second box is present for a polygon with
+    /// parts on both sides of the antimeridian. A box may cross the antimeridian.
+    /// - Complexity: O(1) for circles, O(parts) for polygons.
+    public func bounds(of slot: Int32) -> (GeoBox, GeoBox?) {
+        precondition(isLive(slot), "bounds of a retired slot")
+        return table.boxes(of: Int(slot))
+    }
+
+    // MARK: Building
+
+    /// Packs every live fence into the main tree and clears the change buffers.
+    mutating func rebuild() {
+        if table.polygons.polygonCount > 0 && table.liveCount < table.slotCount { compactPolygons() }
+        table.splits.removeAll(keepingCapacity: true)
+        var entries: [IndexEntry] = []
+        entries.reserveCapacity(table.liveCount + table.liveCount / 64 + 8)
+        for slot in 0..<table.slotCount where table.isLive(slot) { table.entries(of: slot, into: &entries) }
+        main = PackedRTree(entries: entries)
+        delta = PackedRTree()
+        tail = []
+        deadEntries = 0
+        #if GEOFENCE_INTERNAL_CHECKS
+        checkInvariants()
+        #endif
+    }
+
+    /// Drops the coordinates of retired polygons.
+    private mutating func compactPolygons() {
+        var fresh = PolygonTable()
+        for slot in 0..<table.slotCount where table.polygonOf[slot] >= 0 {
+            if table.isLive(slot) {
+                table.polygonOf[slot] = fresh.append(table.polygons.shape(of: Int(table.polygonOf[slot])))
+            } else {
+                table.polygonOf[slot] = -2  // retired: shape dropped
+            }
+        }
+        table.polygons = fresh
+    }
+
+    // MARK: Query plumbing
+
+    /// Longitude in [-180, 180].
+    @inline(__always)
+    static func normalizedLongitude(_ lon: Double) -> Double {
+        if lon >= -180 && lon <= 180 { return lon }
+        var l = (lon + 180).truncatingRemainder(dividingBy: 360)
+        if l < 0 { l += 360 }
+        return l - 180
+    }
+
+    /// The window of all positions within `metres` (geodesic) of a point.
+    @inline(__always)
+    static func window(lat: Double, lon: Double, metres: Double) -> QueryWindow {
+        if metres <= 0 { return QueryWindow(GeoBox(west: lon, south: lat, east: lon, north: lat)) }
+        return QueryWindow(SphericalBounds.capBox(lat: lat, lon: lon, angle: SphericalBounds.capAngle(metres: metres)))
+    }
+
+    /// Calls `body(slot, isPolygon)` once for every live fence with a box
+    /// meeting the window (main tree, second tree, then the tail). Stops when
+    /// `body` returns false; returns false then.
+    @inline(__always)
+    func forEachCandidate(_ q: QueryWindow, _ body: (Int, Bool) -> Bool) -> Bool {
+        table.alive.withUnsafeBufferPointer { alive in
+            table.splits.withUnsafeBufferPointer { splits in
+                func visit(_ v: UInt32) -> Bool {
+                    var slot = Int(v >> EntryValue.payloadShift)
+                    if v & EntryValue.secondary != 0 {
+                        let rec = splits[slot]
+                        if q.intersects(rec.primary) { return true }  // visited through the primary box
+                        slot = Int(rec.slot)
+                    }
+                    if alive[slot >> 6] & (1 << UInt64(slot & 63)) == 0 { return true }
+                    return body(slot, v & EntryValue.polygon != 0)
+                }
+                if !main.search(q, visit) { return false }
+                if delta.count > 0 && !delta.search(q, visit) { return false }
+                for e in tail where q.intersects(e.box) {
+                    if !visit(e.value) { return false }
+                }
+                return true
+            }
+        }
+    }
+}

@@ -1,0 +1,34 @@
+/// Reusable working memory for `FenceIndex.nearest`: the best-first priority
+/// queue. Keep one per thread and pass it to every query; after the first few
+/// queries no query allocates.
+public struct NearestScratch: Sendable {
+    var heap: [NearestQueueItem] = []
+
+    public init() {}
+
+    /// Preallocates room for `capacity` queued nodes and items.
+    public init(capacity: Int) {
+        heap.reserveCapacity(capacity)
+    }
+}
+
+/// One element of the best-first queue: a tree node or a fence, keyed by a
+/// lower bound of its distance (node, unresolved fence) or by the exact
+/// distance (resolved fence).
+struct NearestQueueItem: Sendable {
+    var key: Double
+    /// Node slot, entry value, or fence slot (resolved).
+    var ref: UInt32
+    /// Bits 0-1 kind, bit 2 tree (0 main, 1 second), bit 3 twin, bits 8... node level.
+    var tag: UInt32
+
+    static let node: UInt32 = 0
+    static let unresolved: UInt32 = 1
+    static let resolved: UInt32 = 2
+    static let kindMask: UInt32 = 3
+    static let secondTree: UInt32 = 4
+    static let twin: UInt32 = 8
+    static let levelShift: UInt32 = 8
+
+    @inline(__always) var kind: UInt32 { tag & NearestQueueItem.kindMask }
+}

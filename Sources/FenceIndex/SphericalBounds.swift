@@ -1,0 +1,109 @@
+import Foundation
+import Geodesy
+
+/// Conservative conversions between WGS84 geodesic metres and great-circle
+/// angles on the mean sphere, and spherical distances to lon/lat boxes.
+///
+/// Everything here rests on the bound documented on `Geodesy.Sphere`: for the
+/// geodesic distance `s` and the spherical distance `d` of the same pair of
+/// geodetic positions, `|s - d| <= rel * d + abs` (`rel = Sphere.relativeError`,
+/// `abs = Sphere.absoluteError`). Hence
+///  - `s <= m` implies `d <= (m + abs) / (1 - rel)` (cap angles, boxes);
+///  - `s >= (1 - rel) d - abs` (lower bounds for pruning and best-first keys);
+///  - `s <= (1 + rel) d + abs` (clearly-inside decisions).
+/// A further relative 1e-12 covers the rounding of the trigonometry.
+enum SphericalBounds {
+    static let radius = Sphere.meanRadius
+    static let rel = Sphere.relativeError
+    static let abs = Sphere.absoluteError
+    static let d2r = Double.pi / 180
+    static let r2d = 180 / Double.pi
+
+    /// A central angle (radians) at least the spherical distance of any pair
+    /// whose geodesic distance is at most `metres`.
+    @inline(__always)
+    static func capAngle(metres: Double) -> Double {
+        (metres + abs) / (1 - rel) / radius * (1 + 1e-12)
+    }
+
+    /// A lower bound of the geodesic distance of a pair whose spherical
+    /// central angle is at least `angle` radians.
+    @inline(__always)
+    static func geodesicLowerBound(angle: Double) -> Double {
+        Swift.max(0, angle * radius * (1 - rel) * (1 - 1e-12) - abs)
+    }
+
+    /// Lower and upper bounds of the geodesic distance of a pair whose
+    /// spherical central angle is exactly `angle` radians (up to rounding).
+    @inline(__always)
+    static func geodesicBounds(angle: Double) -> (lower: Double, upper: Double) {
+        let d = angle * radius
+        return (Swift.max(0, d * (1 - rel) * (1 - 1e-12) - abs), d * (1 + rel) * (1 + 1e-12) + abs)
+    }
+
+    /// Haversine central angle (radians); `cos1`, `cos2` are the cosines of the latitudes.
+    @inline(__always)
+    static func centralAngle(lat1: Double, lon1: Double, cos1: Double,
+                             lat2: Double, lon2: Double, cos2: Double) -> Double {
+        let sp = sin((lat2 - lat1) * (d2r * 0.5))
+        let sl = sin((lon2 - lon1) * (d2r * 0.5))
+        let h = sp * sp + cos1 * cos2 * (sl * sl)
+        return 2 * asin(Swift.min(1, h.squareRoot()))
+    }
+
+    /// Angular (degrees) longitude distance from `lon` to the interval
+    /// `[west, east]` (`west <= east`), going either way round; 0 inside.
+    @inline(__always)
+    static func longitudeGap(_ lon: Double, west: Double, east: Double) -> Double {
+        if lon >= west && lon <= east { return 0 }
+        var a = west - lon
+        if a < 0 { a += 360 }
+        var b = lon - east
+        if b < 0 { b += 360 }
+        return Swift.min(Swift.min(a, b), 180)
+    }
+
+    /// A lower bound of the central angle (radians) between the point and any
+    /// point of the box `[west, east] × [south, north]` (`west <= east`).
+    ///
+    /// From `hav(c) = hav(Δφ) + cos φ1 cos φ2 hav(Δλ)`, each term bounded
+    /// below over the box: `|Δφ|` by the latitude gap, `cos φ2` by its minimum
+    /// on `[south, north]`, `|Δλ|` by the longitude gap.
+    @inline(__always)
+    static func angleLowerBound(lat: Double, lon: Double, cosLat: Double,
+                                west: Double, south: Double, east: Double, north: Double) -> Double {
+        let dlat = Swift.max(0, Swift.max(south - lat, lat - north))
+        let dlon = longitudeGap(lon, west: west, east: east)
+        if dlon == 0 { return dlat * d2r }
+        let sl = sin(dlat * (d2r * 0.5))
+        let sn = sin(dlon * (d2r * 0.5))
+        let cmin = Swift.max(0, cos(Swift.max(Swift.abs(south), Swift.abs(north)) * d2r))
+        let h = sl * sl + cosLat * cmin * (sn * sn)
+        return 2 * asin(Swift.min(1, h.squareRoot()))
+    }
+
+    /// The lon/lat box of the spherical cap of `angle` radians around a point:
+    /// it contains every position within that central angle. Full longitude
+    /// range when the cap holds a pole; crosses the antimeridian when needed.
+    static func capBox(lat: Double, lon: Double, angle: Double) -> GeoBox {
+        if angle >= Double.pi { return .world }
+        let pad = 1e-9
+        let rd = angle * r2d * (1 + 1e-12) + pad
+        let south = lat - rd, north = lat + rd
+        if north >= 90 || south <= -90 {
+            return GeoBox(west: -180, south: Swift.max(-90, south), east: 180, north: Swift.min(90, north))
+        }
+        let s = sin(angle) / cos(lat * d2r)
+        if !(s < 1) { return GeoBox(west: -180, south: south, east: 180, north: north) }
+        let dl = asin(s) * r2d * (1 + 1e-12) + pad
+        if dl >= 180 { return GeoBox(west: -180, south: south, east: 180, north: north) }
+        var west = lon - dl, east = lon + dl
+        if west < -180 { west += 360 }
+        if east > 180 { east -= 360 }
+        if west <= east && (lon - dl < -180 || lon + dl > 180) {
+            // Wrapped onto itself: the full range.
+            return GeoBox(west: -180, south: south, east: 180, north: north)
+        }
+        return GeoBox(west: west, south: south, east: east, north: north)
+    }
+}

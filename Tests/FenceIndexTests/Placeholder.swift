@@ -1,4 +1,0 @@
-import XCTest
-@testable import FenceIndex
-
-final class FenceIndexTestsPlaceholder: XCTestCase { func testBuilds() {} }
