@@ -12,6 +12,8 @@ struct Subcommand {
 
 let subcommands: [Subcommand] = [
     Subcommand(spec: ValidateCommand.spec, run: ValidateCommand.run),
+    Subcommand(spec: ContainsCommand.spec, run: ContainsCommand.run),
+    Subcommand(spec: NearestCommand.spec, run: NearestCommand.run),
 ]
 
 @MainActor func topHelp() -> String {

@@ -1,0 +1,76 @@
+import Foundation
+import GeofenceEngine
+
+/// `geofence contains`: which fences contain a point (like CLLocationManager.requestState).
+enum ContainsCommand {
+    static let spec = CommandSpec(
+        name: "contains",
+        summary: "Which fences contain a point, with accuracy: inside, or uncertain (JSON).",
+        usage: "--fences <file> [--fences <file> ...] --at LAT,LON [--accuracy M] [--crs EPSG:n] [--skip-invalid]",
+        options: [
+            .value("--fences", "-f", name: "file", repeatable: true, help: "GeoJSON FeatureCollection or CSV (id,lat,lon,radius,...)."),
+            .value("--at", name: "lat,lon", help: "The point, latitude first."),
+            .value("--accuracy", name: "metres", help: "Horizontal accuracy of the point (default 0)."),
+            .value("--crs", name: "crs", help: "CRS of the fence input (default: WGS84)."),
+            .flag("--skip-invalid", help: "Skip fences with problems instead of stopping (counts on stderr)."),
+        ],
+        discussion: """
+        A fence is "inside" when the whole accuracy circle is inside it, "uncertain" when the
+        accuracy circle straddles its edge; fences not listed are outside (DESIGN §3).
+        Distances are metres to the fence boundary (0 when inside for `distance`).
+        """)
+
+    static func run(_ args: Arguments) throws(GeofenceError) -> Int32 {
+        let paths = try args.requiredAll("--fences")
+        guard let at = try args.latLon("--at") else { throw .usage("geofence contains: missing required option '--at'") }
+        let accuracy = try args.double("--accuracy", default: 0, min: 0)!
+        let compiled = try loadCompiled(paths, crs: args.value("--crs"), skipInvalid: args.flag("--skip-invalid"), command: "contains")
+        let answer = FenceQueries(compiled).contains(lat: at.lat, lon: at.lon, accuracy: accuracy)
+        FileHandle.standardOutput.write(Data((JSONWriter.string(answer) + "\n").utf8))
+        return 0
+    }
+}
+
+/// `geofence nearest`: the planner's answer at a point.
+enum NearestCommand {
+    static let spec = CommandSpec(
+        name: "nearest",
+        summary: "The fences to monitor at a point (the k-1 nearest by boundary distance) and the refresh region (JSON).",
+        usage: "--fences <file> [--fences <file> ...] --at LAT,LON [-k 20] [--crs EPSG:n] [--skip-invalid]",
+        options: [
+            .value("--fences", "-f", name: "file", repeatable: true, help: "GeoJSON FeatureCollection or CSV (id,lat,lon,radius,...)."),
+            .value("--at", name: "lat,lon", help: "The device position, latitude first."),
+            .value("-k", "--slots", name: "n", help: "Regions the device can monitor (default 20, iOS; Android 100)."),
+            .value("--crs", name: "crs", help: "CRS of the fence input (default: WGS84)."),
+            .flag("--skip-invalid", help: "Skip fences with problems instead of stopping (counts on stderr)."),
+        ],
+        discussion: """
+        Fences are ranked by distance to their boundary (0 when inside), ties by identifier.
+        The k-1 nearest are monitored; the refresh region is a circle at the point whose
+        radius is the distance to the nearest fence not monitored, so no unmonitored fence can
+        be reached without leaving it (null radius: every fence is monitored).
+        """)
+
+    static func run(_ args: Arguments) throws(GeofenceError) -> Int32 {
+        let paths = try args.requiredAll("--fences")
+        guard let at = try args.latLon("--at") else { throw .usage("geofence nearest: missing required option '--at'") }
+        let k = try args.int("-k", default: 20, min: 2, max: 1_000_000)!
+        let compiled = try loadCompiled(paths, crs: args.value("--crs"), skipInvalid: args.flag("--skip-invalid"), command: "nearest")
+        let answer = FenceQueries(compiled).nearest(slots: k, lat: at.lat, lon: at.lon)
+        FileHandle.standardOutput.write(Data((JSONWriter.string(answer) + "\n").utf8))
+        return 0
+    }
+}
+
+/// Loads, checks and compiles fences for a query command; skipped counts go to stderr.
+func loadCompiled(_ paths: [String], crs: String?, skipInvalid: Bool, command: String) throws(GeofenceError) -> CompiledFences {
+    let set = try FenceSet.load(paths: paths, crs: crs)
+    let (fences, skipped) = try set.usable(skipInvalid: skipInvalid)
+    if !skipped.isEmpty {
+        let total = skipped.values.reduce(0, +)
+        var line = "geofence \(command): skipped \(total) fence problem\(total == 1 ? "" : "s"):"
+        for (kind, n) in skipped.sorted(by: { $0.key.rawValue < $1.key.rawValue }) { line += " \(kind.rawValue) \(n);" }
+        FileHandle.standardError.write(Data((String(line.dropLast()) + "\n").utf8))
+    }
+    return try CompiledFences(fences)
+}
