@@ -14,6 +14,7 @@ let subcommands: [Subcommand] = [
     Subcommand(spec: ValidateCommand.spec, run: ValidateCommand.run),
     Subcommand(spec: ContainsCommand.spec, run: ContainsCommand.run),
     Subcommand(spec: NearestCommand.spec, run: NearestCommand.run),
+    Subcommand(spec: EvaluateCommand.spec, run: EvaluateCommand.run),
 ]
 
 @MainActor func topHelp() -> String {
