@@ -36,7 +36,7 @@ let package = Package(
         .testTarget(name: "GeodesyTests", dependencies: ["Geodesy"], swiftSettings: checks),
         .testTarget(name: "GeometryKitTests", dependencies: ["GeometryKit"], resources: [.copy("Fixtures")], swiftSettings: checks),
         .testTarget(name: "FenceIndexTests", dependencies: ["FenceIndex", "Geodesy", "CGEOS"], swiftSettings: checks),
-        .testTarget(name: "GeofenceEngineTests", dependencies: ["GeofenceEngine"], resources: [.copy("Fixtures")], swiftSettings: checks),
+        .testTarget(name: "GeofenceEngineTests", dependencies: ["GeofenceEngine", "GeometryKit", "Geodesy", "CGEOS", "FenceIndex"], resources: [.copy("Fixtures")], swiftSettings: checks),
         .testTarget(name: "GeofenceCLITests", dependencies: ["GeofenceEngine"], swiftSettings: checks),
     ],
     swiftLanguageModes: [.v6]
