@@ -191,13 +191,9 @@ struct ReadCore {
     @inline(__always)
     mutating func accept(_ fix: Fix, line: Int, _ devices: inout DeviceState, _ batch: inout [Fix]) throws(GeofenceError) {
         let d = Int(fix.device)
-        let last = devices.lastTime[d]
-        if fix.time > last || (fix.time == last && (fix.lat != devices.lastLat[d] || fix.lon != devices.lastLon[d])) {
-            devices.lastTime[d] = fix.time
-            devices.lastLat[d] = fix.lat
-            devices.lastLon[d] = fix.lon
-            devices.lastLine[d] = line
-            devices.lastFile[d] = fileIndex
+        let last = devices.last[d]
+        if fix.time > last.time || (fix.time == last.time && (fix.lat != last.lat || fix.lon != last.lon)) {
+            devices.last[d] = DeviceState.LastFix(time: fix.time, lat: fix.lat, lon: fix.lon, line: line, file: fileIndex)
             batch.append(fix)
             return
         }
@@ -208,10 +204,9 @@ struct ReadCore {
     mutating func outOfOrder(_ fix: Fix, line: Int, _ devices: DeviceState) throws(GeofenceError) {
         let d = Int(fix.device)
         let name = devices.names[d]
-        let previous = devices.lastFile[d] == fileIndex
-            ? "line \(devices.lastLine[d])"
-            : "\(devices.files[Int(devices.lastFile[d])]):\(devices.lastLine[d])"
-        let last = devices.lastTime[d]
+        let record = devices.last[d]
+        let previous = record.file == fileIndex ? "line \(record.line)" : "\(devices.files[Int(record.file)]):\(record.line)"
+        let last = record.time
         if fix.time < last {
             try report(.timeBackwards, line: line) {
                 "time goes backwards for device \"\(name)\": \(LogTime.format(fix.time)) after \(LogTime.format(last)) (\(previous))"
