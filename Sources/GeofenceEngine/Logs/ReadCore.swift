@@ -20,6 +20,9 @@ struct ReadCore {
     var eof = false
     /// 1-based physical line of the line being parsed (0 before the first).
     var line = 0
+    /// What to add to `line` for the line the next bytes belong to: 1 for the line formats
+    /// (`line` is the last line returned), 0 for GPX (`line` is where the scanner is).
+    var lineAhead = 1
 
     var skipped: [SkipReason: Int] = [:]
     var firstMessages: [SkipReason: String] = [:]
@@ -39,13 +42,14 @@ struct ReadCore {
     mutating func refill(keeping keep: Int) throws(GeofenceError) -> Bool {
         if eof { return false }
         if end - keep > maxLineLength {
-            throw .data("\(path):\(line + 1): line longer than \(maxLineLength) bytes")
+            let what = lineAhead == 0 ? "a tag or text" : "line"
+            throw .data("\(path):\(line + lineAhead): \(what) longer than \(maxLineLength) bytes")
         }
         let r: (end: Int, eof: Bool)
         do {
             r = try source.refill(keeping: keep, end: end)
         } catch {
-            throw ByteSource.geofenceError(error, path: path, line: line + 1)
+            throw ByteSource.geofenceError(error, path: path, line: line + lineAhead)
         }
         base = source.base
         pos -= keep
