@@ -47,11 +47,7 @@ struct CSVLogParser {
                     var fieldStart = s
                     var quoted = false
                     while true {
-                        while i < e {
-                            let c = p[i]
-                            if c == UInt8(ascii: ",") || c == UInt8(ascii: "\"") { break }
-                            i += 1
-                        }
+                        i = Self.findCommaOrQuote(p, i, e)
                         if i < e && p[i] == UInt8(ascii: "\"") { quoted = true; break }
                         if col < roleCount {
                             let role = Int(r[col])
@@ -76,6 +72,28 @@ struct CSVLogParser {
                 }
             }
         }
+    }
+
+    /// The offset of the first `,` or `"` in `p[i..<e]`, or `e`. Eight bytes at a time: a byte
+    /// equal to the target becomes zero after the XOR, and `(x - 0x01…) & ~x & 0x80…` marks
+    /// the lowest zero byte exactly (higher marks may be false positives, never lower ones).
+    @inline(__always)
+    static func findCommaOrQuote(_ p: UnsafePointer<UInt8>, _ start: Int, _ e: Int) -> Int {
+        var i = start
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        while i + 8 <= e {
+            let w = UInt64(littleEndian: UnsafeRawPointer(p + i).loadUnaligned(as: UInt64.self))
+            let comma = w ^ (ones &* 0x2C), quote = w ^ (ones &* 0x22)
+            let marks = ((comma &- ones) & ~comma | (quote &- ones) & ~quote) & highs
+            if marks != 0 { return i + marks.trailingZeroBitCount >> 3 }
+            i += 8
+        }
+        while i < e {
+            let c = p[i]
+            if c == UInt8(ascii: ",") || c == UInt8(ascii: "\"") { return i }
+            i += 1
+        }
+        return e
     }
 
     /// Checks the field count, parses the role fields at `p[bounds...]` and hands the fix on.

@@ -85,7 +85,7 @@ enum DecimalParser {
         if m > 1 << 53 {
             // Trailing zeros of the significand can move into the exponent.
             while m % 10 == 0 { m /= 10; exp10 += 1 }
-            if m > 1 << 53 { return nil }
+            if m > 1 << 53 { return extended(m, exp10, negative) }
         }
         var v = Double(m)   // exact: m ≤ 2^53
         if exp10 == 0 {
@@ -95,16 +95,43 @@ enum DecimalParser {
             } else if exp10 <= 22 + 15 {
                 // Clinger's extension: move some of the power into the significand if it stays exact.
                 let (mm, overflow) = m.multipliedReportingOverflow(by: UInt64(exactPowerOfTen(exp10 - 22)))
-                guard !overflow, mm <= 1 << 53 else { return nil }
+                guard !overflow, mm <= 1 << 53 else { return extended(m, exp10, negative) }
                 v = Double(mm) * 1e22
             } else {
                 return nil
             }
         } else {
-            guard exp10 >= -22 else { return nil }
+            guard exp10 >= -22 else { return extended(m, exp10, negative) }
             v /= exactPowerOfTen(-exp10)
         }
         return negative ? -v : v
+    }
+
+    /// 17 to 19 significant digits (Python's `repr`, pandas' `to_csv`) or powers of ten up to
+    /// 10^27: the same one-operation idea in x87 extended precision. `m` (< 2^64) and 10^k
+    /// (k ≤ 27, as 5^27 < 2^64) are exact in `Float80`, so the product or quotient is the exact
+    /// value rounded once to 64 bits; rounding that to 53 bits gives the correctly rounded
+    /// `Double` unless the 11 dropped bits are exactly a tie (`0x400`), where the exact value
+    /// may lie on either side: those go to `strtod`.
+    @inline(__always)
+    static func extended(_ m: UInt64, _ exp10: Int, _ negative: Bool) -> Double? {
+        #if arch(x86_64) && !os(Windows)
+        guard exp10 >= -27 && exp10 <= 27 else { return nil }
+        var p: Float80 = 1
+        var k = exp10.magnitude
+        var base: Float80 = 10
+        while k > 0 {                        // 10^k by squaring: every step exact below 2^64
+            if k & 1 == 1 { p *= base }
+            base *= base
+            k >>= 1
+        }
+        let q = exp10 >= 0 ? Float80(m) * p : Float80(m) / p
+        guard q.significandBitPattern & 0x7FF != 0x400 else { return nil }
+        let v = Double(q)
+        return negative ? -v : v
+        #else
+        return nil
+        #endif
     }
 
     /// 10^e for 0 ≤ e ≤ 22, every one exactly representable.

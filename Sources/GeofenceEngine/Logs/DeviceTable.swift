@@ -50,14 +50,20 @@ struct DeviceState {
     /// The device of the previous row (fast path for runs of one device).
     var previous: Int32 = -1
 
-    // The device's last accepted fix.
-    var lastTime: [Double] = []
-    var lastLat: [Double] = []
-    var lastLon: [Double] = []
-    var lastLine: [Int] = []
-    /// Index into `files` of the file the last fix came from.
-    var lastFile: [Int32] = []
+    /// Each device's last accepted fix.
+    var last: [LastFix] = []
+    /// The paths of the logs read into this table, in order.
     var files: [String] = []
+
+    /// What the ordering and duplicate checks need of a device's previous fix.
+    struct LastFix {
+        var time = -Double.infinity
+        var lat = Double.nan
+        var lon = Double.nan
+        var line = 0
+        /// Index into `files`.
+        var file: Int32 = -1
+    }
 
     @inline(__always)
     static func hash(_ p: UnsafePointer<UInt8>, _ n: Int) -> UInt64 {
@@ -73,7 +79,21 @@ struct DeviceState {
     func equals(_ id: Int32, _ p: UnsafePointer<UInt8>, _ n: Int) -> Bool {
         let s = offsets[Int(id)], e = offsets[Int(id) + 1]
         guard e - s == n else { return false }
-        return bytes.withUnsafeBufferPointer { b in memcmp(b.baseAddress! + s, p, n) == 0 }
+        return bytes.withUnsafeBufferPointer { b in
+            let q = b.baseAddress! + s
+            if n > 32 { return memcmp(q, p, n) == 0 }
+            // Device ids are short: an inline loop beats a call.
+            var i = 0
+            while i + 8 <= n {
+                if UnsafeRawPointer(q + i).loadUnaligned(as: UInt64.self) != UnsafeRawPointer(p + i).loadUnaligned(as: UInt64.self) { return false }
+                i += 8
+            }
+            while i < n {
+                if q[i] != p[i] { return false }
+                i += 1
+            }
+            return true
+        }
     }
 
     /// The index of a name, or -1.
@@ -114,11 +134,7 @@ struct DeviceState {
         bytes.append(contentsOf: UnsafeBufferPointer(start: p, count: n))
         offsets.append(bytes.count)
         hashes.append(h)
-        lastTime.append(-.infinity)
-        lastLat.append(.nan)
-        lastLon.append(.nan)
-        lastLine.append(0)
-        lastFile.append(-1)
+        last.append(LastFix())
         slots[slot] = id
         if names.count * 2 > slots.count { rehash() }
         previous = id

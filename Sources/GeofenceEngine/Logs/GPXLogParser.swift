@@ -37,8 +37,9 @@ struct GPXLogParser {
     mutating func read(into batch: inout [Fix], max: Int, _ core: inout ReadCore, _ devices: inout DeviceState) throws(GeofenceError) {
         if !started {
             started = true
-            try core.skipBOM()
             core.line = 1
+            core.lineAhead = 0
+            try core.skipBOM()
         }
         while batch.count < max && !finished {
             if core.pos >= core.end {

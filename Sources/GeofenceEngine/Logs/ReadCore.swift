@@ -20,6 +20,9 @@ struct ReadCore {
     var eof = false
     /// 1-based physical line of the line being parsed (0 before the first).
     var line = 0
+    /// What to add to `line` for the line the next bytes belong to: 1 for the line formats
+    /// (`line` is the last line returned), 0 for GPX (`line` is where the scanner is).
+    var lineAhead = 1
 
     var skipped: [SkipReason: Int] = [:]
     var firstMessages: [SkipReason: String] = [:]
@@ -39,13 +42,14 @@ struct ReadCore {
     mutating func refill(keeping keep: Int) throws(GeofenceError) -> Bool {
         if eof { return false }
         if end - keep > maxLineLength {
-            throw .data("\(path):\(line + 1): line longer than \(maxLineLength) bytes")
+            let what = lineAhead == 0 ? "a tag or text" : "line"
+            throw .data("\(path):\(line + lineAhead): \(what) longer than \(maxLineLength) bytes")
         }
         let r: (end: Int, eof: Bool)
         do {
             r = try source.refill(keeping: keep, end: end)
         } catch {
-            throw ByteSource.geofenceError(error, path: path, line: line + 1)
+            throw ByteSource.geofenceError(error, path: path, line: line + lineAhead)
         }
         base = source.base
         pos -= keep
@@ -191,13 +195,9 @@ struct ReadCore {
     @inline(__always)
     mutating func accept(_ fix: Fix, line: Int, _ devices: inout DeviceState, _ batch: inout [Fix]) throws(GeofenceError) {
         let d = Int(fix.device)
-        let last = devices.lastTime[d]
-        if fix.time > last || (fix.time == last && (fix.lat != devices.lastLat[d] || fix.lon != devices.lastLon[d])) {
-            devices.lastTime[d] = fix.time
-            devices.lastLat[d] = fix.lat
-            devices.lastLon[d] = fix.lon
-            devices.lastLine[d] = line
-            devices.lastFile[d] = fileIndex
+        let last = devices.last[d]
+        if fix.time > last.time || (fix.time == last.time && (fix.lat != last.lat || fix.lon != last.lon)) {
+            devices.last[d] = DeviceState.LastFix(time: fix.time, lat: fix.lat, lon: fix.lon, line: line, file: fileIndex)
             batch.append(fix)
             return
         }
@@ -208,10 +208,9 @@ struct ReadCore {
     mutating func outOfOrder(_ fix: Fix, line: Int, _ devices: DeviceState) throws(GeofenceError) {
         let d = Int(fix.device)
         let name = devices.names[d]
-        let previous = devices.lastFile[d] == fileIndex
-            ? "line \(devices.lastLine[d])"
-            : "\(devices.files[Int(devices.lastFile[d])]):\(devices.lastLine[d])"
-        let last = devices.lastTime[d]
+        let record = devices.last[d]
+        let previous = record.file == fileIndex ? "line \(record.line)" : "\(devices.files[Int(record.file)]):\(record.line)"
+        let last = record.time
         if fix.time < last {
             try report(.timeBackwards, line: line) {
                 "time goes backwards for device \"\(name)\": \(LogTime.format(fix.time)) after \(LogTime.format(last)) (\(previous))"

@@ -93,6 +93,13 @@ final class BadInputTests: XCTestCase {
         check("devq.csv", h + "\"\",2020-06-04T14:11:38Z,36.1,-76.3,5\n", line: 2, "empty device id", .emptyDevice, good: 0)
     }
 
+    func testDeviceNotUTF8() throws {
+        let path = tmp + "/utf8.csv"
+        _ = FileManager.default.createFile(atPath: path, contents: Data(Array(h.utf8) + [0x61, 0xFF] + Array(",1,1,1,0\n".utf8)))
+        XCTAssertEqual(strictError(path)?.description, "\(path):2: device id is not valid UTF-8")
+        XCTAssertEqual(try readLog(path, LogReaderOptions(skipInvalid: true)).reader.skipped, [.malformedRow: 1])
+    }
+
     func testTimeBackwards() {
         check("back.csv", h + "a,2020-06-04T14:11:37Z,1,1,0\nb,2020-06-04T14:11:30Z,1,1,0\na,2020-06-04T14:11:36.5Z,1,1,0\na,2020-06-04T14:11:38Z,1,2,0\n",
               line: 4, "time goes backwards for device \"a\": 2020-06-04T14:11:36.5Z after 2020-06-04T14:11:37Z (line 2)", .timeBackwards, good: 3)

@@ -104,6 +104,27 @@ final class CSVLogReaderTests: XCTestCase {
         XCTAssertEqual(Set(fixes.map(\.time)).max(), iso.date(from: "2020-06-06T20:31:53Z")!.timeIntervalSince1970)
     }
 
+    /// The fetched US coastal AIS file (scripts/fetch-data), when present: strict reading passes,
+    /// and its 23 fixes at the same second as their device's previous fix but elsewhere are kept.
+    func testUSCoastalWhenFetched() throws {
+        let path = packageRoot + "/data/fetched/ais_us_coastal.csv"
+        guard FileManager.default.fileExists(atPath: path) else { throw XCTSkip("run scripts/fetch-data for \(path)") }
+        let (fixes, reader) = try readLog(path)
+        XCTAssertEqual(fixes.count, 235_967)
+        XCTAssertEqual(reader.devices.count, 1_185)
+        var last: [Int32: Fix] = [:]
+        var sameSecondMoved = 0
+        for fix in fixes {
+            if let p = last[fix.device], p.time == fix.time { sameSecondMoved += 1 }
+            last[fix.device] = fix
+        }
+        XCTAssertEqual(sameSecondMoved, 23)
+    }
+
+    func testFixIsFlat() {
+        XCTAssertEqual(MemoryLayout<Fix>.stride, 40)
+    }
+
     /// Tiny chunks put every line and field across chunk boundaries; the result must not change.
     func testChunkBoundaries() throws {
         let files: [(String, LogReaderOptions)] = [

@@ -72,6 +72,29 @@ final class DecimalParserTests: XCTestCase {
         XCTAssertGreaterThan(checked, 200_000)
     }
 
+    /// 17 to 19 significant digits take the extended-precision path; ties go to strtod.
+    func testLongSignificands() {
+        XCTAssertNotNil(fast("36.056551367726810"))
+        XCTAssertNotNil(fast("-75.55217251294066"))
+        XCTAssertNotNil(fast("1234567890123456789"))
+        XCTAssertNil(fast("9007199254740993"), "a tie between two doubles")
+        for k in 53...63 {
+            let tie = (UInt64(1) << k) + (UInt64(1) << (k - 53))
+            for v in [tie - 1, tie, tie + 1] where String(v).count <= 19 { assertSame(String(v)) }
+        }
+        var rng = SystemRandomNumberGenerator()
+        for _ in 0..<200_000 {
+            let digits = Int.random(in: 16...19, using: &rng)
+            var text = String(UInt64.random(in: 1...UInt64.max, using: &rng) % 10_000_000_000_000_000_000)
+            text = String(text.prefix(digits))
+            let point = Int.random(in: 0...text.count, using: &rng)
+            text.insert(".", at: text.index(text.startIndex, offsetBy: point))
+            if Bool.random(using: &rng) { text += "e\(Int.random(in: -12...12, using: &rng))" }
+            if Bool.random(using: &rng) { text = "-" + text }
+            assertSame(text)
+        }
+    }
+
     /// Random strings over the characters of numbers: acceptance and values as `Double(String)`.
     func testRandomDigitStrings() {
         let alphabet = Array("0123456789.+-eE")

@@ -135,6 +135,22 @@ final class GPXLogReaderTests: XCTestCase {
         }
     }
 
+    /// Some exporters write the whole file on one line: only tags, not lines, must fit in the buffer.
+    func testOneLineFile() throws {
+        var text = "<?xml version=\"1.0\"?><gpx version=\"1.1\"><trk><trkseg>"
+        for i in 0..<2000 { text += "<trkpt lat=\"\(Double(i) / 100)\" lon=\"1\"><time>\(LogTime.format(Double(i)))</time></trkpt>" }
+        text += "</trkseg></trk></gpx>"
+        let p = writeFile(tmp, "one.gpx", text)
+        let (fixes, reader) = try readLog(p, LogReaderOptions(chunkSize: 64, maxLineLength: 256))
+        XCTAssertEqual(fixes.count, 2000)
+        XCTAssertEqual(fixes.last, Fix(device: 0, time: 1999, lat: 19.99, lon: 1))
+        XCTAssertLessThanOrEqual(reader.bufferCapacity, 1024)
+        XCTAssertEqual(reader.line, 1)
+        let long = writeFile(tmp, "long.gpx", "<gpx>\n<!--" + String(repeating: "x", count: 1000) + "-->\n</gpx>\n")
+        XCTAssertEqual(strictError(long, LogReaderOptions(chunkSize: 64, maxLineLength: 256))?.description,
+                       "\(long):2: a tag or text longer than 256 bytes")
+    }
+
     func testNotGPXAndTruncated() {
         let html = writeFile(tmp, "page.gpx", "<?xml version=\"1.0\"?>\n<html><body/></html>\n")
         XCTAssertEqual(strictError(html)?.description, "\(html):2: not a GPX file: the root element is <html>, expected <gpx>")
