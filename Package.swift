@@ -12,6 +12,7 @@ let package = Package(
         .executable(name: "geofence-bench", targets: ["GeofenceBench"]),
         .library(name: "GeofenceEngine", targets: ["GeofenceEngine"]),
         .library(name: "FenceIndex", targets: ["FenceIndex"]),
+        .library(name: "Rotation", targets: ["Rotation"]),
         .library(name: "GeometryKit", targets: ["GeometryKit"]),
         .library(name: "Geodesy", targets: ["Geodesy"]),
     ],
@@ -27,15 +28,18 @@ let package = Package(
         .target(name: "GeometryKit", dependencies: ["CGEOS", "CPROJ", "Geodesy"], swiftSettings: checks),
         // Pure-Swift packed R-tree over compiled fences (no GEOS).
         .target(name: "FenceIndex", dependencies: ["Geodesy"], swiftSettings: checks),
-        // Fences, loaders, validation, evaluator, planner, subsets.
-        .target(name: "GeofenceEngine", dependencies: ["GeometryKit", "FenceIndex", "Geodesy", "CZlib"], swiftSettings: checks),
-        .executableTarget(name: "geofence", dependencies: ["GeofenceEngine"], swiftSettings: checks),
+        // The nearest-K rotation planner and the public-SDK baselines (pure Swift, no GEOS).
+        .target(name: "Rotation", dependencies: ["FenceIndex", "Geodesy"], swiftSettings: checks),
+        // Fences, loaders, validation, evaluator, simulator, subsets.
+        .target(name: "GeofenceEngine", dependencies: ["GeometryKit", "FenceIndex", "Rotation", "Geodesy", "CZlib"], swiftSettings: checks),
+        .executableTarget(name: "geofence", dependencies: ["GeofenceEngine", "Rotation"], swiftSettings: checks),
         .executableTarget(name: "GeofenceBench", dependencies: ["GeofenceEngine", "FenceIndex", "GeometryKit", "CGEOS"],
                           path: "Benchmarks/GeofenceBench"),
 
         .testTarget(name: "GeodesyTests", dependencies: ["Geodesy"], swiftSettings: checks),
         .testTarget(name: "GeometryKitTests", dependencies: ["GeometryKit"], resources: [.copy("Fixtures")], swiftSettings: checks),
         .testTarget(name: "FenceIndexTests", dependencies: ["FenceIndex", "Geodesy", "CGEOS"], swiftSettings: checks),
+        .testTarget(name: "RotationTests", dependencies: ["Rotation", "FenceIndex", "Geodesy"], swiftSettings: checks),
         .testTarget(name: "GeofenceEngineTests", dependencies: ["GeofenceEngine", "GeometryKit", "Geodesy", "CGEOS", "FenceIndex"], resources: [.copy("Fixtures")], swiftSettings: checks),
         .testTarget(name: "GeofenceCLITests", dependencies: ["GeofenceEngine"], swiftSettings: checks),
     ],

@@ -15,6 +15,7 @@ let subcommands: [Subcommand] = [
     Subcommand(spec: ContainsCommand.spec, run: ContainsCommand.run),
     Subcommand(spec: NearestCommand.spec, run: NearestCommand.run),
     Subcommand(spec: EvaluateCommand.spec, run: EvaluateCommand.run),
+    Subcommand(spec: SimulateCommand.spec, run: SimulateCommand.run),
 ]
 
 @MainActor func topHelp() -> String {

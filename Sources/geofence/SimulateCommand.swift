@@ -1,0 +1,81 @@
+import Foundation
+import GeofenceEngine
+import Rotation
+
+enum SimulateCommand {
+    static let spec = CommandSpec(
+        name: "simulate",
+        summary: "Replay traces through the nearest-K rotation and an OS model; compare with full evaluation.",
+        usage: "--fences <file> ... --log <file> ... [--strategy guaranteed|centre|trigger|all] [--slots 20] [--min-radius M] [--max-radius M] [--delay S] [--exit-distance M] [-o REPORT.json] [--events OUT]",
+        options: [
+            .value("--fences", "-f", name: "file", repeatable: true, help: "GeoJSON FeatureCollection or CSV (id,lat,lon,radius,...)."),
+            .value("--log", "-l", name: "file", repeatable: true, help: "Location log (CSV, NDJSON, GPX, optionally .gz)."),
+            .value("--strategy", name: "name", help: "guaranteed (ours), centre, trigger, or all (default all)."),
+            .value("--slots", "-k", name: "n", help: "Regions the OS monitors at once (default 20, iOS; Android 100)."),
+            .value("--min-radius", name: "metres", help: "Smallest reliable region radius; the OS monitors max(r, this) (default 100)."),
+            .value("--max-radius", name: "metres", help: "Largest region radius the OS accepts (default 100000)."),
+            .value("--delay", name: "seconds", help: "OS event delivery delay (default 20)."),
+            .value("--exit-distance", name: "metres", help: "How far past the edge the OS reports an exit (default 100)."),
+            .flag("--no-clusters", help: "Guaranteed strategy: never cover dense clusters with one region (to measure what clusters save)."),
+            .value("--output", "-o", name: "file", help: "Write the JSON report here."),
+            .value("--events", name: "file", help: "Write every strategy's reported events (NDJSON, with a \"strategy\" field)."),
+            .value("--threads", "-j", name: "n", help: "Worker threads (default: all cores)."),
+            .value("--columns", name: "spec", help: "Log field names, e.g. device=mmsi,time=ts."),
+            .flag("--skip-invalid", help: "Skip bad rows and bad fences, count them (default: stop at the first, exit 65)."),
+            .value("--crs", name: "crs", help: "CRS of the fence input (default: WGS84)."),
+        ],
+        discussion: """
+        Ground truth is 'geofence evaluate' on the same fences and trace (no margin). The ideal OS
+        is --delay 0 --exit-distance 0 --min-radius 0. Events are matched by device, fence and type
+        within 15 minutes. Prints a table (strategies as columns) on stdout.
+        """)
+
+    static func run(_ args: Arguments) throws(GeofenceError) -> Int32 {
+        let fencePaths = try args.requiredAll("--fences")
+        let logs = try args.requiredAll("--log")
+        let which = try args.choice("--strategy", ["all"] + Planner.Strategy.allCases.map(\.rawValue), default: "all")
+        let strategies = which == "all" ? Planner.Strategy.allCases : [Planner.Strategy(rawValue: which)!]
+        var os = OSModel()
+        os.slots = try args.int("--slots", default: 20, min: 2, max: 100_000)!
+        os.minRadius = try args.double("--min-radius", default: os.minRadius, min: 0)!
+        os.maxRadius = try args.double("--max-radius", default: os.maxRadius, min: 1)!
+        os.delay = try args.double("--delay", default: os.delay, min: 0)!
+        os.exitDistance = try args.double("--exit-distance", default: os.exitDistance, min: 0)!
+        let threads = try args.int("--threads", default: ProcessInfo.processInfo.activeProcessorCount, min: 1, max: 1024)!
+        let skipInvalid = args.flag("--skip-invalid")
+        var options = LogReaderOptions()
+        options.skipInvalid = skipInvalid
+        if let c = args.value("--columns") { options.columns = try LogColumns.parse(c) }
+
+        let set = try FenceSet.load(paths: fencePaths, crs: args.value("--crs"))
+        let (fences, _) = try set.usable(skipInvalid: skipInvalid)
+        let compiled = try CompiledFences(fences)
+        let circles = try Simulator.osCircles(fences)
+        let devices = DeviceTable()
+        var fixes: [Fix] = []
+        for path in logs {
+            let reader = try LogReader(path: path, options: options, devices: devices)
+            fixes += try reader.readAll()
+        }
+        let report = Simulator.simulate(compiled: compiled, circles: circles, os: os, strategies: strategies,
+                                        clusters: !args.flag("--no-clusters"), fixes: fixes, deviceNames: devices.names, threads: threads)
+        var header = "geofence simulate: \(fixes.count) fixes, \(devices.count) devices, \(fences.count) fences; OS: \(os.slots) slots, min radius \(Int(os.minRadius)) m, max radius \(Int(os.maxRadius)) m, delay \(Int(os.delay)) s, exit distance \(Int(os.exitDistance)) m\n"
+        header += report.table
+        FileHandle.standardOutput.write(Data(header.utf8))
+        if let o = args.value("--output") { try AtomicFile.write(JSONWriter.string(report.json) + "\n", to: o) }
+        if let e = args.value("--events") {
+            var text = ""
+            for s in report.strategies {
+                for ev in report.detected[s.name] ?? [] {
+                    text += "{\"strategy\":\"\(s.name)\",\"device\":"
+                    JSONWriter.writeString(devices.name(ev.device), to: &text)
+                    text += ",\"fence\":"
+                    JSONWriter.writeString(fences[Int(ev.fence)].id, to: &text)
+                    text += ",\"type\":\"\(ev.type.name)\",\"time\":\"\(EventWriter.iso8601(ev.time))\"}\n"
+                }
+            }
+            try AtomicFile.write(text, to: e)
+        }
+        return 0
+    }
+}
