@@ -9,6 +9,10 @@ public struct ReportedEvent: Hashable, Sendable {
     public var fence: Int32
     public var type: EventType
     public var time: Double
+
+    public init(device: Int32, fence: Int32, type: EventType, time: Double) {
+        self.device = device; self.fence = fence; self.type = type; self.time = time
+    }
 }
 
 /// Counters of one strategy on one device.
@@ -106,6 +110,13 @@ public struct Simulator: Sendable {
     /// Simulates one device; `fixes` are that device's fixes in time order, `truth` its ground-truth events.
     public func run(strategy: Planner.Strategy, clusters: Bool = true, device: Int32, fixes: [Fix], truth: [ReportedEvent],
                     detected out: inout [ReportedEvent]) -> SimulationCounts {
+        var plans: [(time: Double, regions: [Region])] = []
+        return run(strategy: strategy, clusters: clusters, device: device, fixes: fixes, truth: truth, detected: &out, plans: &plans)
+    }
+
+    /// As above, also recording every plan's registered regions (for `geofence render`).
+    public func run(strategy: Planner.Strategy, clusters: Bool = true, device: Int32, fixes: [Fix], truth: [ReportedEvent],
+                    detected out: inout [ReportedEvent], plans: inout [(time: Double, regions: [Region])]) -> SimulationCounts {
         var counts = SimulationCounts()
         guard let first = fixes.first else { return counts }
         let planner = Planner(index: compiled.index, circles: circles,
@@ -135,6 +146,7 @@ public struct Simulator: Sendable {
         func replan(_ f: Fix, initial: Bool) {
             let plan = planner.plan(lat: f.lat, lon: f.lon, accuracy: f.accuracy)
             let new = plan.regions(circles: circles)
+            plans.append((f.time, new))
             let diff = PlanDiff(from: registered.map(\.region), to: new)
             counts.registrations += diff.adds.count
             counts.removals += diff.removes.count
