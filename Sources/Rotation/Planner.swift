@@ -26,8 +26,12 @@ public struct Planner: Sendable {
         public var maxRadius = 100_000.0
         /// Cover dense clusters with one region instead of breaking the guarantee (guaranteed only).
         public var clusters = true
-        public init(slots: Int = 20, minRadius: Double = 100, maxRadius: Double = 100_000, clusters: Bool = true) {
+        /// How far past a region's edge the OS reports the exit (guaranteed only): the refresh
+        /// radius is shrunk by it, so the re-plan comes before an unmonitored fence is reached.
+        public var exitDistance = 0.0
+        public init(slots: Int = 20, minRadius: Double = 100, maxRadius: Double = 100_000, clusters: Bool = true, exitDistance: Double = 0) {
             self.slots = slots; self.minRadius = minRadius; self.maxRadius = maxRadius; self.clusters = clusters
+            self.exitDistance = exitDistance
         }
     }
 
@@ -72,10 +76,10 @@ public struct Planner: Sendable {
         var fences = found.prefix(k - 1).map(\.slot)
         var clusters: [Region] = []
         var coverage = found.count >= k ? found[k - 1].distance : .infinity
-        if coverage < settings.minRadius, settings.clusters, k >= 3, inside < k - 1 {
+        if coverage - settings.exitDistance < settings.minRadius, settings.clusters, k >= 3, inside < k - 1 {
             // Too dense for a refresh region of the OS minimum: monitor the k-2 nearest, and one
             // circle covering every other fence within reach, provided the device is outside it.
-            let reach = settings.minRadius
+            let reach = settings.minRadius + settings.exitDistance
             let near = index.within(reach, ofLat: lat, lon: lon)
             var monitored = Array(found.prefix(k - 2).map(\.slot))
             if monitored.count < inside { monitored = Array(found.prefix(inside).map(\.slot)) }
@@ -91,9 +95,11 @@ public struct Planner: Sendable {
         }
         var refresh: Region? = nil
         if coverage.isFinite {
-            var r = coverage
+            var r = coverage - settings.exitDistance
             if r < settings.minRadius {
-                broken.append("the nearest unmonitored fence is \(Self.metres(coverage)) away, under the OS minimum radius \(Int(settings.minRadius)) m")
+                broken.append(settings.exitDistance > 0
+                    ? "the nearest unmonitored fence is \(Self.metres(coverage)) away; less the OS exit distance \(Int(settings.exitDistance)) m that is under the OS minimum radius \(Int(settings.minRadius)) m"
+                    : "the nearest unmonitored fence is \(Self.metres(coverage)) away, under the OS minimum radius \(Int(settings.minRadius)) m")
                 r = settings.minRadius
             }
             r = min(r, settings.maxRadius)

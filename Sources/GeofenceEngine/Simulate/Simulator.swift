@@ -82,8 +82,9 @@ public struct SimulationCounts: Sendable {
 /// delivered `delay` seconds after the fix that caused it; leaving the refresh region or
 /// entering a cluster region re-plans at the current fix; after a re-plan the guaranteed
 /// strategy asks the state of newly registered regions (`requestState`), the baselines do
-/// not. A polygon is monitored as its enclosing circle; while the OS says the device is
-/// inside that circle the app is awake and tests the polygon itself at every fix.
+/// not. A polygon is monitored as its enclosing circle, and a circle under the OS minimum
+/// radius as a circle of that minimum; while the OS says the device is inside that region
+/// the app is awake and tests the fence's true shape at every fix.
 public struct Simulator: Sendable {
     public let compiled: CompiledFences
     public let circles: [OSCircle]
@@ -120,7 +121,7 @@ public struct Simulator: Sendable {
         var counts = SimulationCounts()
         guard let first = fixes.first else { return counts }
         let planner = Planner(index: compiled.index, circles: circles,
-                              settings: .init(slots: os.slots, minRadius: os.minRadius, maxRadius: os.maxRadius, clusters: clusters),
+                              settings: .init(slots: os.slots, minRadius: os.minRadius, maxRadius: os.maxRadius, clusters: clusters, exitDistance: os.exitDistance),
                               strategy: strategy)
         let requestsState = strategy == .guaranteed
         var registered: [Registered] = []
@@ -138,6 +139,9 @@ public struct Simulator: Sendable {
         }
 
         func effectiveRadius(_ r: Region) -> Double { max(r.radius, os.minRadius) }
+        // Fences the OS sees differently from their true shape (polygons as circles, circles
+        // enlarged to the OS minimum): the app, woken inside the OS region, tests the true shape.
+        func refined(_ s: Int32) -> Bool { index.isPolygon(s) || circles[Int(s)].radius < os.minRadius }
 
         func osInside(_ r: Region, _ f: Fix) -> Bool {
             Geodesic.wgs84.distance(lat1: r.lat, lon1: r.lon, lat2: f.lat, lon2: f.lon) <= effectiveRadius(r)
@@ -160,8 +164,8 @@ public struct Simulator: Sendable {
                 registered.append(Registered(region: r, inside: inside))
                 guard case .fence(let s) = r.kind else { continue }
                 if inside, requestsState || initial {
-                    if index.isPolygon(s) { polygonWatch.insert(s) } else { report(s, .enter, f.time) }
-                } else if !inside, appInside.contains(s), !index.isPolygon(s) {
+                    if refined(s) { polygonWatch.insert(s) } else { report(s, .enter, f.time) }
+                } else if !inside, appInside.contains(s), !refined(s) {
                     // The app believed it was inside a fence it had stopped watching: asking the
                     // state reveals the exit (late); without asking, the exit is lost.
                     if requestsState { report(s, .exit, f.time) } else { appInside.remove(s) }
@@ -187,7 +191,7 @@ public struct Simulator: Sendable {
                     pending.removeFirst()
                     switch p.region.kind {
                     case .fence(let s):
-                        if index.isPolygon(s) {
+                        if refined(s) {
                             if p.enter { polygonWatch.insert(s) } else { polygonWatch.remove(s); report(s, .exit, p.time) }
                         } else {
                             report(s, p.enter ? .enter : .exit, p.time)
@@ -226,7 +230,7 @@ public struct Simulator: Sendable {
                     pending.removeFirst()
                     switch p.region.kind {
                     case .fence(let s):
-                        if index.isPolygon(s) {
+                        if refined(s) {
                             if p.enter { polygonWatch.insert(s) } else { polygonWatch.remove(s); report(s, .exit, p.time) }
                         } else {
                             report(s, p.enter ? .enter : .exit, p.time)
@@ -236,7 +240,7 @@ public struct Simulator: Sendable {
                     }
                 }
             }
-            // 3. The app, awake inside a polygon's circle, tests the polygon itself.
+            // 3. The app, awake inside the OS region of a refined fence, tests the true shape.
             for s in polygonWatch.sorted() {
                 let inside = index.contains(s, lat: f.lat, lon: f.lon)
                 if inside { report(s, .enter, f.time) } else if appInside.contains(s) { report(s, .exit, f.time) }
