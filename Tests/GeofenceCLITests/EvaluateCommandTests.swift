@@ -46,6 +46,26 @@ final class EvaluateCommandTests: XCTestCase {
         XCTAssertTrue(json.contains("\"skipped_total\":1"), json)
     }
 
+    func testOutputToAFIFOIsWrittenInPlaceNotReplaced() throws {
+        // Renaming a temporary file over a device or FIFO (say /dev/null) would replace it.
+        let fifo = CLI.tempPath("events.fifo")
+        XCTAssertEqual(mkfifo(fifo, 0o600), 0)
+        defer { unlink(fifo) }
+        let copy = CLI.tempPath("copy.ndjson")
+        defer { unlink(copy) }
+        let cat = Process()
+        cat.executableURL = URL(fileURLWithPath: "/bin/sh")
+        cat.arguments = ["-c", "cat '\(fifo)' > '\(copy)'"]
+        try cat.run()
+        let r = try CLI.run(["evaluate", "--fences", CLI.data("ports.csv"), "--log", CLI.data("virginia_beach_ais.csv"), "-o", fifo, "-q"])
+        cat.waitUntilExit()
+        XCTAssertEqual(r.status, 0, r.stderr)
+        var st = stat()
+        XCTAssertEqual(stat(fifo, &st), 0)
+        XCTAssertEqual(st.st_mode & S_IFMT, S_IFIFO, "still a FIFO")
+        XCTAssertTrue(try String(contentsOfFile: copy, encoding: .utf8).hasPrefix("{\"device\":"))
+    }
+
     func testUsage() throws {
         let r = try CLI.run(["evaluate", "--fences", CLI.data("ports.csv")])
         XCTAssertEqual(r.status, 64)

@@ -149,6 +149,12 @@ public struct FileSink: TextSink {
             handle = FileHandle.standardOutput; self.path = nil; tmp = nil
             return
         }
+        if !AtomicFile.isRegularOrAbsent(path) {
+            // /dev/null, /dev/stdout, a FIFO: write in place; renaming over a device would replace it.
+            guard let h = FileHandle(forWritingAtPath: path) else { throw .io("\(path): cannot open for writing") }
+            handle = h; self.path = nil; tmp = nil
+            return
+        }
         let t = AtomicFile.temporaryPath(for: path)
         guard FileManager.default.createFile(atPath: t, contents: nil), let h = FileHandle(forWritingAtPath: t) else {
             throw .io("\(path): cannot create output file (check the directory exists and is writable)")
