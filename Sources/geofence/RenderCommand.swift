@@ -27,12 +27,7 @@ enum RenderCommand {
         let logs = try args.requiredAll("--log")
         let output = try args.required("--output")
         let strategy = Planner.Strategy(rawValue: try args.choice("--strategy", Planner.Strategy.allCases.map(\.rawValue), default: "guaranteed"))!
-        var os = OSModel()
-        os.slots = try args.int("--slots", default: 20, min: 2, max: 100_000)!
-        os.minRadius = try args.double("--min-radius", default: os.minRadius, min: 0)!
-        os.maxRadius = try args.double("--max-radius", default: os.maxRadius, min: 1)!
-        os.delay = try args.double("--delay", default: os.delay, min: 0)!
-        os.exitDistance = try args.double("--exit-distance", default: os.exitDistance, min: 0)!
+        let os = try osModel(args)
         var options = LogReaderOptions()
         options.skipInvalid = args.flag("--skip-invalid")
         if let c = args.value("--columns") { options.columns = try LogColumns.parse(c) }

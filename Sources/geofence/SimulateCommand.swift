@@ -35,12 +35,7 @@ enum SimulateCommand {
         let logs = try args.requiredAll("--log")
         let which = try args.choice("--strategy", ["all"] + Planner.Strategy.allCases.map(\.rawValue), default: "all")
         let strategies = which == "all" ? Planner.Strategy.allCases : [Planner.Strategy(rawValue: which)!]
-        var os = OSModel()
-        os.slots = try args.int("--slots", default: 20, min: 2, max: 100_000)!
-        os.minRadius = try args.double("--min-radius", default: os.minRadius, min: 0)!
-        os.maxRadius = try args.double("--max-radius", default: os.maxRadius, min: 1)!
-        os.delay = try args.double("--delay", default: os.delay, min: 0)!
-        os.exitDistance = try args.double("--exit-distance", default: os.exitDistance, min: 0)!
+        let os = try osModel(args)
         let threads = try args.int("--threads", default: ProcessInfo.processInfo.activeProcessorCount, min: 1, max: 1024)!
         let skipInvalid = args.flag("--skip-invalid")
         var options = LogReaderOptions()
@@ -78,4 +73,15 @@ enum SimulateCommand {
         }
         return 0
     }
+}
+
+/// The OS model options shared by `simulate` and `render`.
+func osModel(_ args: Arguments) throws(GeofenceError) -> OSModel {
+    var os = OSModel()
+    os.slots = try args.int("--slots", default: 20, min: 2, max: 100_000)!
+    os.minRadius = try args.double("--min-radius", default: os.minRadius, min: 0)!
+    os.maxRadius = try args.double("--max-radius", default: os.maxRadius, min: 1)!
+    os.delay = try args.double("--delay", default: os.delay, min: 0)!
+    os.exitDistance = try args.double("--exit-distance", default: os.exitDistance, min: 0)!
+    return os
 }

@@ -62,18 +62,9 @@ public struct EventWriter {
         var days = secs / 86_400
         var rem = secs % 86_400
         if rem < 0 { rem += 86_400; days -= 1 }
-        // civil_from_days (Howard Hinnant's algorithm).
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let d = doy - (153 * mp + 2) / 5 + 1
-        let m = mp < 10 ? mp + 3 : mp - 9
-        let y = yoe + era * 400 + (m <= 2 ? 1 : 0)
+        let (y, m, d) = LogTime.civilFromDays(Int(days))
         func two(_ v: Int64) -> String { v < 10 ? "0\(v)" : "\(v)" }
-        var s = "\(y)-\(two(m))-\(two(d))T\(two(rem / 3600)):\(two(rem % 3600 / 60)):\(two(rem % 60))"
+        var s = "\(y)-\(two(Int64(m)))-\(two(Int64(d)))T\(two(rem / 3600)):\(two(rem % 3600 / 60)):\(two(rem % 60))"
         if ms != 0 { s += "." + String(format: "%03d", ms) }
         return s + "Z"
     }

@@ -178,31 +178,33 @@ public struct Simulator: Sendable {
             else if let b = brokenSince { counts.brokenSeconds += f.time - b; brokenSince = nil }
         }
 
+        /// Delivers pending OS events due by `time`; returns whether one of them asks for a re-plan.
+        func deliver(upTo time: Double) -> Bool {
+            var replanNeeded = false
+            pending.sort { $0.time < $1.time }
+            while let p = pending.first, p.time <= time {
+                pending.removeFirst()
+                switch p.region.kind {
+                case .fence(let s):
+                    if refined(s) {
+                        if p.enter { polygonWatch.insert(s) } else { polygonWatch.remove(s); report(s, .exit, p.time) }
+                    } else {
+                        report(s, p.enter ? .enter : .exit, p.time)
+                    }
+                case .refresh: if !p.enter { replanNeeded = true }
+                case .cluster: if p.enter { replanNeeded = true }
+                }
+            }
+            return replanNeeded
+        }
+
         replan(first, initial: true)
         var previous = first
         for f in fixes {
             counts.metres += Geodesic.wgs84.distance(lat1: previous.lat, lon1: previous.lon, lat2: f.lat, lon2: f.lon)
             previous = f
             // 1. Deliver OS events due by now, in time order.
-            var needReplan = false
-            if !pending.isEmpty {
-                pending.sort { $0.time < $1.time }
-                while let p = pending.first, p.time <= f.time {
-                    pending.removeFirst()
-                    switch p.region.kind {
-                    case .fence(let s):
-                        if refined(s) {
-                            if p.enter { polygonWatch.insert(s) } else { polygonWatch.remove(s); report(s, .exit, p.time) }
-                        } else {
-                            report(s, p.enter ? .enter : .exit, p.time)
-                        }
-                    case .refresh:
-                        if !p.enter { needReplan = true }
-                    case .cluster:
-                        if p.enter { needReplan = true }
-                    }
-                }
-            }
+            var needReplan = deliver(upTo: f.time)
             // 2. The OS observes the position.
             for k in registered.indices {
                 let r = registered[k].region
@@ -223,23 +225,7 @@ public struct Simulator: Sendable {
                     }
                 }
             }
-            if os.delay == 0 {
-                // Ideal OS: deliver immediately.
-                pending.sort { $0.time < $1.time }
-                while let p = pending.first, p.time <= f.time {
-                    pending.removeFirst()
-                    switch p.region.kind {
-                    case .fence(let s):
-                        if refined(s) {
-                            if p.enter { polygonWatch.insert(s) } else { polygonWatch.remove(s); report(s, .exit, p.time) }
-                        } else {
-                            report(s, p.enter ? .enter : .exit, p.time)
-                        }
-                    case .refresh: if !p.enter { needReplan = true }
-                    case .cluster: if p.enter { needReplan = true }
-                    }
-                }
-            }
+            if os.delay == 0 { needReplan = deliver(upTo: f.time) || needReplan }   // ideal OS: at once
             // 3. The app, awake inside the OS region of a refined fence, tests the true shape.
             for s in polygonWatch.sorted() {
                 let inside = index.contains(s, lat: f.lat, lon: f.lon)
