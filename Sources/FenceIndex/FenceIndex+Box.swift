@@ -14,7 +14,7 @@ extension FenceIndex {
     public func forEachIntersecting(_ box: GeoBox, _ body: (Int32) -> Bool) {
         precondition(box.south <= box.north && box.south >= -90 && box.north <= 90
                      && box.west >= -180 && box.west <= 180 && box.east >= -180 && box.east <= 180, "box out of range")
-        _ = forEachCandidate(QueryWindow(box)) { r, _ in
+        _ = forEachCandidate(QueryWindow(box)) { r in
             fenceIntersects(r, box) ? body(table.slotOf[r]) : true
         }
     }

@@ -29,6 +29,12 @@ extension FenceIndex {
         for r in 0..<table.recordCount where table.isLive(record: r) {
             precondition(primaries[r] == 1, "live record \(r) indexed once")
         }
+        for k in 0..<main.leafLanes {
+            let v = main.value(at: k)
+            if v != EntryValue.none && v & EntryValue.secondary == 0 {
+                precondition(Int(v >> EntryValue.payloadShift) == k, "main tree lane k holds record k")
+            }
+        }
     }
 }
 #endif

@@ -95,7 +95,7 @@ extension FenceIndex {
     /// - Complexity: O(log n + k) expected for k fences whose boxes hold the point.
     public func forEachContaining(lat: Double, lon: Double, _ body: (Int32) -> Bool) {
         var p = QueryPoint(lat: lat, lon: lon)
-        _ = forEachCandidate(FenceIndex.window(lat: p.lat, lon: p.lon, metres: 0)) { r, _ in
+        _ = forEachCandidate(FenceIndex.window(lat: p.lat, lon: p.lon, metres: 0)) { r in
             fenceContains(r, &p) ? body(table.slotOf[r]) : true
         }
     }
@@ -128,7 +128,7 @@ extension FenceIndex {
                                   _ body: (FenceClassification) -> Bool) {
         precondition(accuracy >= 0 && accuracy.isFinite && exitMargin >= 0 && exitMargin.isFinite, "accuracy and margin must be finite and >= 0")
         var p = QueryPoint(lat: lat, lon: lon)
-        _ = forEachCandidate(FenceIndex.window(lat: p.lat, lon: p.lon, metres: accuracy + exitMargin)) { r, _ in
+        _ = forEachCandidate(FenceIndex.window(lat: p.lat, lon: p.lon, metres: accuracy + exitMargin)) { r in
             let s = fenceState(r, &p, accuracy: accuracy, margin: exitMargin)
             return s == .outside ? true : body(FenceClassification(slot: table.slotOf[r], state: s))
         }
@@ -160,7 +160,7 @@ extension FenceIndex {
     public func forEachWithin(_ distance: Double, ofLat lat: Double, lon: Double, _ body: (Int32) -> Bool) {
         precondition(distance >= 0 && distance.isFinite, "distance must be finite and >= 0")
         var p = QueryPoint(lat: lat, lon: lon)
-        _ = forEachCandidate(FenceIndex.window(lat: p.lat, lon: p.lon, metres: distance)) { r, _ in
+        _ = forEachCandidate(FenceIndex.window(lat: p.lat, lon: p.lon, metres: distance)) { r in
             fenceWithin(r, &p, distance: distance) ? body(table.slotOf[r]) : true
         }
     }

@@ -112,11 +112,11 @@ public struct FenceIndex: Sendable {
         for r in 0..<table.recordCount where table.isLive(record: r) { table.entries(record: r, into: &entries) }
         var tree = PackedRTree(entries: entries)
         entries = []
-        var order: [Int32] = []
-        order.reserveCapacity(table.liveCount)
+        // Record k for leaf lane k: the old record of the primary entry there, or a hole.
+        var order = [Int32](repeating: -1, count: tree.leafLanes)
         for k in 0..<tree.leafLanes {
-            let v = tree.value(k / PackedRTree.nodeCapacity, k % PackedRTree.nodeCapacity)
-            if v != EntryValue.none && v & EntryValue.secondary == 0 { order.append(Int32(v >> EntryValue.payloadShift)) }
+            let v = tree.value(at: k)
+            if v != EntryValue.none && v & EntryValue.secondary == 0 { order[k] = Int32(v >> EntryValue.payloadShift) }
         }
         let newOf = table.relayout(order: order)
         tree.remapPrimaryPayloads { newOf[Int($0)] }
@@ -148,25 +148,34 @@ public struct FenceIndex: Sendable {
         return QueryWindow(SphericalBounds.capBox(lat: lat, lon: lon, angle: SphericalBounds.capAngle(metres: metres)))
     }
 
-    /// Calls `body(record, isPolygon)` once for every live fence with a box
-    /// meeting the window (main tree, second tree, then the tail). Stops when
-    /// `body` returns false; returns false then.
+    /// Calls `body(record)` once for every live fence with a box meeting the
+    /// window (main tree, second tree, then the tail). Stops when `body`
+    /// returns false; returns false then.
+    ///
+    /// In the main tree the record of leaf lane `k` is `k`, so a live lane
+    /// goes straight to its fence; only dead lanes (retired fences, second
+    /// boxes of split fences) read the entry value.
     @inline(__always)
-    func forEachCandidate(_ q: QueryWindow, _ body: (Int, Bool) -> Bool) -> Bool {
+    func forEachCandidate(_ q: QueryWindow, _ body: (Int) -> Bool) -> Bool {
         table.alive.withUnsafeBufferPointer { alive in
             table.splits.withUnsafeBufferPointer { splits in
-                func visit(_ v: UInt32) -> Bool {
+                @inline(__always) func isAlive(_ r: Int) -> Bool { alive[r >> 6] & (1 << UInt64(r & 63)) != 0 }
+                @inline(__always) func visit(_ v: UInt32) -> Bool {
                     var r = Int(v >> EntryValue.payloadShift)
                     if v & EntryValue.secondary != 0 {
                         let split = splits[r]
                         if q.intersects(split.primary) { return true }  // visited through the primary box
                         r = Int(split.record)
                     }
-                    if alive[r >> 6] & (1 << UInt64(r & 63)) == 0 { return true }
-                    return body(r, v & EntryValue.polygon != 0)
+                    return isAlive(r) ? body(r) : true
                 }
-                if !main.search(q, visit) { return false }
-                if delta.count > 0 && !delta.search(q, visit) { return false }
+                let mainGoesOn = main.search(q) { k in
+                    if isAlive(k) { return body(k) }
+                    let v = main.value(at: k)
+                    return v & EntryValue.secondary != 0 ? visit(v) : true
+                }
+                if !mainGoesOn { return false }
+                if delta.count > 0 && !delta.search(q, { visit(delta.value(at: $0)) }) { return false }
                 for e in tail where q.intersects(e.box) {
                     if !visit(e.value) { return false }
                 }

@@ -79,27 +79,34 @@ struct FenceTable: Sendable {
         liveCount -= 1
     }
 
-    /// Rewrites the records in `order` (old live records), dropping dead ones
-    /// and their polygon coordinates; returns old record -> new record (-1 dropped).
+    /// Rewrites the records in `order` (old live records, -1 for a hole: a
+    /// record of no fence), dropping dead ones and their polygon coordinates;
+    /// returns old record -> new record (-1 dropped).
     mutating func relayout(order: [Int32]) -> [Int32] {
         var newOf = [Int32](repeating: -1, count: recordCount)
         var newCircles: [CompiledCircle] = [], newPolygonOf: [Int32] = [], newSlotOf: [Int32] = []
         newCircles.reserveCapacity(order.count); newPolygonOf.reserveCapacity(order.count); newSlotOf.reserveCapacity(order.count)
         var newPolygons = PolygonTable()
+        alive = [UInt64](repeating: 0, count: (order.count + 63) / 64)
+        liveCount = 0
         for old in order {
+            let r = newCircles.count
+            guard old >= 0 else {
+                newCircles.append(.hole); newSlotOf.append(-1); newPolygonOf.append(-1)
+                continue
+            }
             let o = Int(old)
-            newOf[o] = Int32(newCircles.count)
+            newOf[o] = Int32(r)
             newCircles.append(circles[o])
             newSlotOf.append(slotOf[o])
             let p = polygonOf[o]
             newPolygonOf.append(p < 0 ? -1 : newPolygons.append(polygons.shape(of: Int(p))))
-            recordOf[Int(slotOf[o])] = Int32(newCircles.count - 1)
+            recordOf[Int(slotOf[o])] = Int32(r)
+            alive[r >> 6] |= 1 << UInt64(r & 63)
+            liveCount += 1
         }
         circles = newCircles; polygonOf = newPolygonOf; slotOf = newSlotOf
         polygons = newPolygons
-        alive = [UInt64](repeating: 0, count: (order.count + 63) / 64)
-        for r in 0..<order.count { alive[r >> 6] |= 1 << UInt64(r & 63) }
-        liveCount = order.count
         return newOf
     }
 

@@ -118,6 +118,12 @@ struct PackedRTree: Sendable {
         blocks[PackedRTree.stride * node + 64 + lane].bitPattern
     }
 
+    /// The entry value at a leaf lane `16 * leaf + lane`.
+    @inline(__always)
+    func value(at position: Int) -> UInt32 {
+        value(position / PackedRTree.nodeCapacity, position % PackedRTree.nodeCapacity)
+    }
+
     /// Number of leaf lanes (16 per leaf).
     var leafLanes: Int { count == 0 ? 0 : PackedRTree.nodeCapacity * (nodeStarts[1] - nodeStarts[0]) }
 
@@ -223,11 +229,12 @@ struct PackedRTree: Sendable {
         return bits
     }
 
-    /// Visits the values of all entries whose box intersects the window, in
-    /// depth-first order, with an explicit stack and no allocation. Stops
-    /// early (returning false) when `visit` returns false.
+    /// Visits the leaf lanes (`16 * leaf + lane`, see `value(at:)`) of all
+    /// entries whose box intersects the window, in depth-first order, with an
+    /// explicit stack and no allocation. Stops early (returning false) when
+    /// `visit` returns false.
     @inline(__always)
-    func search(_ q: QueryWindow, _ visit: (UInt32) -> Bool) -> Bool {
+    func search(_ q: QueryWindow, _ visit: (Int) -> Bool) -> Bool {
         let h = height
         if h == 0 || !q.intersects(rootBox) { return true }
         let m = PackedRTree.nodeCapacity
@@ -249,7 +256,7 @@ struct PackedRTree: Sendable {
                                 while bits != 0 {
                                     let j = bits.trailingZeroBitCount
                                     bits &= bits - 1
-                                    if !visit(block[64 + j].bitPattern) { return false }
+                                    if !visit(node * m + j) { return false }
                                 }
                             } else {
                                 let first = ls[level - 2] + (node - ls[level - 1]) * m

@@ -114,7 +114,7 @@ final class FenceIndexInternalsTests: XCTestCase {
                 if e > 180 { e -= 360 }
                 let q = QueryWindow(GeoBox(west: w, south: s, east: e, north: min(90, s + rng.logUniform(0.001, 30))))
                 var found: [UInt32] = []
-                _ = tree.search(q) { found.append($0); return true }
+                _ = tree.search(q) { found.append(tree.value(at: $0)); return true }
                 let expected = entries.filter { q.intersects($0.box) }.map(\.value)
                 XCTAssertEqual(found.sorted(), expected.sorted())
                 var first = 0
