@@ -66,6 +66,7 @@ struct QueryWindow: Sendable {
     var north: Float
     var crosses: Bool
 
+    @inline(__always)
     init(_ box: GeoBox) {
         west = BoundingBox.down(box.west); south = BoundingBox.down(box.south)
         east = BoundingBox.up(box.east); north = BoundingBox.up(box.north)

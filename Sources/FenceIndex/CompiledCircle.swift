@@ -1,7 +1,7 @@
 import Foundation
 
 /// A circle fence as the hot path reads it (32 bytes, one cache-line half).
-/// Polygon slots hold `radius = -1`.
+/// Polygon records hold `radius = -1`, holes (records of no fence) `-2`.
 struct CompiledCircle: Sendable {
     var lat: Double
     var lon: Double
@@ -15,4 +15,5 @@ struct CompiledCircle: Sendable {
     }
 
     static let placeholder = CompiledCircle(lat: 0, lon: 0, radius: -1)
+    static let hole = CompiledCircle(lat: 0, lon: 0, radius: -2)
 }

@@ -14,8 +14,8 @@ extension FenceIndex {
     public func forEachIntersecting(_ box: GeoBox, _ body: (Int32) -> Bool) {
         precondition(box.south <= box.north && box.south >= -90 && box.north <= 90
                      && box.west >= -180 && box.west <= 180 && box.east >= -180 && box.east <= 180, "box out of range")
-        _ = forEachCandidate(QueryWindow(box)) { slot, _ in
-            fenceIntersects(slot, box) ? body(Int32(slot)) : true
+        _ = forEachCandidate(QueryWindow(box)) { r in
+            fenceIntersects(r, box) ? body(table.slotOf[r]) : true
         }
     }
 
@@ -34,8 +34,8 @@ extension FenceIndex {
         return r.sorted()
     }
 
-    func fenceIntersects(_ slot: Int, _ box: GeoBox) -> Bool {
-        let poly = table.polygonOf[slot]
+    func fenceIntersects(_ record: Int, _ box: GeoBox) -> Bool {
+        let poly = table.polygonOf[record]
         if poly >= 0 {
             if box.crossesAntimeridian {
                 return table.polygons.intersects(polygon: Int(poly), west: box.west, south: box.south, east: 180, north: box.north)
@@ -43,7 +43,7 @@ extension FenceIndex {
             }
             return table.polygons.intersects(polygon: Int(poly), west: box.west, south: box.south, east: box.east, north: box.north)
         }
-        let c = table.circles[slot]
+        let c = table.circles[record]
         if box.contains(lat: c.lat, lon: c.lon) { return true }
         var lb = Double.infinity
         let pieces = box.crossesAntimeridian ? [(box.west, 180.0), (-180.0, box.east)] : [(box.west, box.east)]

@@ -21,8 +21,8 @@ extension FenceIndex {
         try FenceTable.validate(fence)
         guard table.slotCount < EntryValue.maxPayload else { throw .tooManyFences }
         if let old = table.slotByID[fence.id] { retire(Int(old)) }
-        let slot = table.append(fence)
-        table.entries(of: Int(slot), into: &tail)
+        let (slot, record) = table.append(fence)
+        table.entries(record: Int(record), into: &tail)
         maintain()
         return slot
     }
@@ -34,8 +34,8 @@ extension FenceIndex {
             try FenceTable.validate(f)
             guard table.slotCount < EntryValue.maxPayload else { throw .tooManyFences }
             if let old = table.slotByID[f.id] { retire(Int(old)) }
-            let slot = table.append(f)
-            table.entries(of: Int(slot), into: &tail)
+            let (_, record) = table.append(f)
+            table.entries(record: Int(record), into: &tail)
         }
         if tail.count > FenceIndex.tailLimit { rebuild() } else { maintain() }
     }
@@ -51,8 +51,8 @@ extension FenceIndex {
         return slot
     }
 
-    /// Repacks every live fence into the main tree (and drops the coordinates
-    /// of retired polygons). Slots are kept.
+    /// Repacks every live fence into the main tree, lays the compiled fences
+    /// out in tree order and drops retired ones. Slots are kept.
     /// - Complexity: O(n log n).
     public mutating func compact() {
         rebuild()
@@ -63,9 +63,7 @@ extension FenceIndex {
     public var pendingChanges: Int { tail.count + delta.count + deadEntries }
 
     private mutating func retire(_ slot: Int) {
-        precondition(table.isLive(slot))
-        table.setLive(slot, false)
-        table.liveCount -= 1
+        table.retire(slot: slot)
         deadEntries += 1
     }
 
@@ -79,9 +77,9 @@ extension FenceIndex {
             entries.append(contentsOf: tail)
             // Drop entries of retired fences on the way.
             entries.removeAll { e in
-                var slot = Int(e.value >> EntryValue.payloadShift)
-                if e.value & EntryValue.secondary != 0 { slot = Int(table.splits[slot].slot) }
-                return !table.isLive(slot)
+                var r = Int(e.value >> EntryValue.payloadShift)
+                if e.value & EntryValue.secondary != 0 { r = Int(table.splits[r].record) }
+                return !table.isLive(record: r)
             }
             delta = PackedRTree(entries: entries)
             tail.removeAll(keepingCapacity: true)

@@ -2,14 +2,16 @@
 /// (Hjaltason & Samet) over one priority queue holding tree nodes and fences.
 ///
 /// Keys: a node's key is a lower bound in metres of the geodesic distance
-/// from the point to its box (`SphericalBounds.angleLowerBound`, scaled by the
-/// sphere bound); a fence first enters with a lower bound (circle: the
-/// haversine distance to the centre, scaled down, minus the radius; polygon:
-/// its box's bound) and, when it reaches the front, is resolved to its exact
-/// distance and re-queued. A resolved fence at the front is therefore nearer
-/// than anything still queued: it is an answer. At equal keys, nodes and
+/// from the point to its box (`SphericalBounds.fastAngleLowerBound`, no
+/// trigonometric calls, scaled by the sphere bound); a fence first enters with
+/// a lower bound (circle: the same bound to its centre, minus the radius;
+/// polygon: its box's bound) and, when it reaches the front, is resolved to
+/// its exact distance (one Karney geodesic for a circle) and re-queued unless
+/// it is already the minimum. A resolved fence at the front is nearer than
+/// anything still queued: it is an answer. At equal keys, nodes and
 /// unresolved fences come first and resolved fences go by identifier
-/// (bytewise UTF-8), so ties are deterministic.
+/// (bytewise UTF-8), so ties are deterministic. A fence stored under two
+/// boxes is answered once.
 extension FenceIndex {
     /// Replaces `results` with the `n` live fences nearest to the point by
     /// distance to the fence (`distance(to:lat:lon:)`: circle `max(0, d - r)`,
@@ -25,14 +27,17 @@ extension FenceIndex {
         guard n > 0 else { return }
         precondition(maxDistance >= 0, "maxDistance must be >= 0")
         var p = QueryPoint(lat: lat, lon: lon)
+        let cosLat = p.cosLat()
         scratch.heap.removeAll(keepingCapacity: true)
-        let ids = table.ids
+        let ids = table.ids, slotOf = table.slotOf
 
         @inline(__always) func less(_ a: NearestQueueItem, _ b: NearestQueueItem) -> Bool {
             if a.key != b.key { return a.key < b.key }
             let ka = a.kind, kb = b.kind
             if ka != kb { return ka < kb }
-            if ka == NearestQueueItem.resolved { return ids[Int(a.ref)].utf8.lexicographicallyPrecedes(ids[Int(b.ref)].utf8) }
+            if ka == NearestQueueItem.resolved {
+                return ids[Int(slotOf[Int(a.ref)])].utf8.lexicographicallyPrecedes(ids[Int(slotOf[Int(b.ref)])].utf8)
+            }
             return false
         }
         @inline(__always) func push(_ item: NearestQueueItem) {
@@ -66,67 +71,69 @@ extension FenceIndex {
             return top
         }
         @inline(__always) func boxKey(_ b: BoundingBox) -> Double {
-            SphericalBounds.geodesicLowerBound(angle: SphericalBounds.angleLowerBound(
-                lat: p.lat, lon: p.lon, cosLat: p.cosLat,
+            SphericalBounds.geodesicLowerBound(angle: SphericalBounds.fastAngleLowerBound(
+                lat: p.lat, lon: p.lon, cosLat: cosLat,
                 west: Double(b.west), south: Double(b.south), east: Double(b.east), north: Double(b.north)))
         }
         /// Queues the fence of an entry with its lower bound.
-        @inline(__always) func pushEntry(_ v: UInt32, _ box: BoundingBox) {
-            var slot = Int(v >> EntryValue.payloadShift)
-            if v & EntryValue.secondary != 0 { slot = Int(table.splits[slot].slot) }
-            guard table.isLive(slot) else { return }
+        @inline(__always) func pushEntry(_ v: UInt32, _ node: Int, _ lane: Int, _ second: Bool) {
+            var r = Int(v >> EntryValue.payloadShift)
+            if v & EntryValue.secondary != 0 { r = Int(table.splits[r].record) }
+            guard table.isLive(record: r) else { return }
             let key: Double
             if v & EntryValue.polygon == 0 {
-                let c = table.circles[slot]
-                let lb = c.distanceBounds(p).lower
-                key = max(0, lb - c.radius)
+                let c = table.circles[r]
+                let angle = SphericalBounds.fastAngleLowerBound(lat1: c.lat, lon1: c.lon, cos1: c.cosLat,
+                                                                lat2: p.lat, lon2: p.lon, cos2: cosLat)
+                key = max(0, SphericalBounds.geodesicLowerBound(angle: angle) - c.radius)
             } else {
-                key = boxKey(box)
+                key = boxKey(node < 0 ? tail[lane].box : second ? delta.childBox(node, lane) : main.childBox(node, lane))
             }
             guard key <= maxDistance else { return }
-            push(NearestQueueItem(key: key, ref: UInt32(slot),
+            push(NearestQueueItem(key: key, ref: UInt32(r),
                                   tag: NearestQueueItem.unresolved | (v & EntryValue.twin != 0 ? NearestQueueItem.twin : 0)))
         }
-        @inline(__always) func emitted(_ slot: UInt32) -> Bool {
-            results.contains { $0.slot == Int32(bitPattern: slot) }
+        @inline(__always) func emitted(_ record: UInt32) -> Bool {
+            let slot = slotOf[Int(record)]
+            return results.contains { $0.slot == slot }
         }
         @inline(__always) func emit(_ item: NearestQueueItem) {
             if item.tag & NearestQueueItem.twin != 0 && emitted(item.ref) { return }
-            results.append(Neighbor(slot: Int32(bitPattern: item.ref), distance: item.key))
+            results.append(Neighbor(slot: slotOf[Int(item.ref)], distance: item.key))
         }
 
         if main.count > 0 {
-            push(NearestQueueItem(key: 0, ref: UInt32(main.levelStarts[main.rootLevel]),
-                                  tag: NearestQueueItem.node | UInt32(main.rootLevel) << NearestQueueItem.levelShift))
+            push(NearestQueueItem(key: 0, ref: UInt32(main.root),
+                                  tag: NearestQueueItem.node | UInt32(main.height) << NearestQueueItem.levelShift))
         }
         if delta.count > 0 {
-            push(NearestQueueItem(key: 0, ref: UInt32(delta.levelStarts[delta.rootLevel]),
-                                  tag: NearestQueueItem.node | NearestQueueItem.secondTree | UInt32(delta.rootLevel) << NearestQueueItem.levelShift))
+            push(NearestQueueItem(key: 0, ref: UInt32(delta.root),
+                                  tag: NearestQueueItem.node | NearestQueueItem.secondTree | UInt32(delta.height) << NearestQueueItem.levelShift))
         }
-        for e in tail { pushEntry(e.value, e.box) }
+        for (k, e) in tail.enumerated() { pushEntry(e.value, -1, k, false) }
 
         let m = PackedRTree.nodeCapacity
         while !scratch.heap.isEmpty && results.count < n {
             let item = pop()
             switch item.kind {
             case NearestQueueItem.node:
-                let tree = item.tag & NearestQueueItem.secondTree != 0 ? delta : main
+                let second = item.tag & NearestQueueItem.secondTree != 0
                 let level = Int(item.tag >> NearestQueueItem.levelShift)
                 let node = Int(item.ref)
-                let first = tree.levelStarts[level - 1] + (node - tree.levelStarts[level]) * m
                 if level == 1 {
-                    for c in first..<(first + m) {
-                        let v = tree.values[c]
+                    for lane in 0..<m {
+                        let v = second ? delta.value(node, lane) : main.value(node, lane)
                         if v == EntryValue.none { continue }
-                        pushEntry(v, tree.box(at: c))
+                        pushEntry(v, node, lane, second)
                     }
                 } else {
                     let tag = NearestQueueItem.node | (item.tag & NearestQueueItem.secondTree) | UInt32(level - 1) << NearestQueueItem.levelShift
-                    for c in first..<(first + m) {
-                        let b = tree.box(at: c)
+                    let first = second ? delta.child(node, level: level, lane: 0) : main.child(node, level: level, lane: 0)
+                    for lane in 0..<m {
+                        let b = second ? delta.childBox(node, lane) : main.childBox(node, lane)
                         if b.isEmpty { continue }
                         let key = boxKey(b)
-                        if key <= maxDistance { push(NearestQueueItem(key: key, ref: UInt32(c), tag: tag)) }
+                        if key <= maxDistance { push(NearestQueueItem(key: key, ref: UInt32(first + lane), tag: tag)) }
                     }
                 }
             case NearestQueueItem.unresolved:

@@ -6,8 +6,8 @@ extension FenceIndex {
     /// the centre <= radius; polygon: covered, boundary inclusive).
     /// - Complexity: O(1) for circles, O(edges near the point) for polygons.
     public func contains(_ slot: Int32, lat: Double, lon: Double) -> Bool {
-        let p = QueryPoint(lat: lat, lon: lon)
-        return fenceContains(Int(slot), p)
+        var p = QueryPoint(lat: lat, lon: lon)
+        return fenceContains(table.record(ofLive: Int(slot)), &p)
     }
 
     /// The DESIGN §3 state of one fence for a fix with horizontal `accuracy`
@@ -15,7 +15,7 @@ extension FenceIndex {
     /// - Complexity: O(1) for circles, O(edges near the point) for polygons.
     public func state(of slot: Int32, lat: Double, lon: Double, accuracy: Double = 0, exitMargin: Double = 0) -> FenceState {
         var p = QueryPoint(lat: lat, lon: lon)
-        return fenceState(Int(slot), &p, accuracy: accuracy, margin: exitMargin)
+        return fenceState(table.record(ofLive: Int(slot)), &p, accuracy: accuracy, margin: exitMargin)
     }
 
     /// Distance in metres from the point to the fence, 0 when inside: circle
@@ -24,7 +24,7 @@ extension FenceIndex {
     /// - Complexity: O(1) for circles, O(edges near the point) per part for polygons.
     public func distance(to slot: Int32, lat: Double, lon: Double) -> Double {
         var p = QueryPoint(lat: lat, lon: lon)
-        return fenceDistance(Int(slot), &p)
+        return fenceDistance(table.record(ofLive: Int(slot)), &p)
     }
 
     /// A polygon's boundary distance in metres: for each part, the geodesic
@@ -35,30 +35,29 @@ extension FenceIndex {
     /// - Complexity: O(edges near the point) per part.
     public func boundaryDistance(of slot: Int32, lat: Double, lon: Double) -> Double {
         var p = QueryPoint(lat: lat, lon: lon)
-        let s = Int(slot)
-        let poly = table.polygonOf[s]
-        if poly < 0 { return abs(table.circles[s].exactDistance(p) - table.circles[s].radius) }
-        precondition(poly >= 0, "retired polygon")
+        let r = table.record(ofLive: Int(slot))
+        let poly = table.polygonOf[r]
+        if poly < 0 { return abs(table.circles[r].exactDistance(p) - table.circles[r].radius) }
         let k = p.planeScales()
-        return table.polygons.boundaryDistance(polygon: Int(poly), lat: p.lat, lon: p.lon, cosLat: p.cosLat, kx: k.kx, ky: k.ky)
+        return table.polygons.boundaryDistance(polygon: Int(poly), lat: p.lat, lon: p.lon, cosLat: p.cosLat(), kx: k.kx, ky: k.ky)
     }
 
     @inline(__always)
-    func fenceContains(_ slot: Int, _ p: QueryPoint) -> Bool {
-        let poly = table.polygonOf[slot]
-        if poly < 0 { return table.circles[slot].isWithin(p, extra: 0) }
+    func fenceContains(_ record: Int, _ p: inout QueryPoint) -> Bool {
+        let poly = table.polygonOf[record]
+        if poly < 0 { return table.circles[record].isWithin(&p, extra: 0) }
         return table.polygons.covers(polygon: Int(poly), lat: p.lat, lon: p.lon)
     }
 
     @inline(__always)
-    func fenceState(_ slot: Int, _ p: inout QueryPoint, accuracy a: Double, margin m: Double) -> FenceState {
-        let poly = table.polygonOf[slot]
-        if poly < 0 { return table.circles[slot].state(p, accuracy: a, margin: m) }
+    func fenceState(_ record: Int, _ p: inout QueryPoint, accuracy a: Double, margin m: Double) -> FenceState {
+        let poly = table.polygonOf[record]
+        if poly < 0 { return table.circles[record].state(&p, accuracy: a, margin: m) }
         let covered = table.polygons.covers(polygon: Int(poly), lat: p.lat, lon: p.lon)
         if covered && a == 0 { return .inside }
         if !covered && a + m == 0 { return .outside }
         let k = p.planeScales()
-        let b = table.polygons.boundaryDistance(polygon: Int(poly), lat: p.lat, lon: p.lon, cosLat: p.cosLat,
+        let b = table.polygons.boundaryDistance(polygon: Int(poly), lat: p.lat, lon: p.lon, cosLat: p.cosLat(),
                                                 kx: k.kx, ky: k.ky, bound: 2 * (a + m) + 1)
         if covered { return b >= a ? .inside : .uncertain }
         if b - a > m { return .outside }
@@ -67,26 +66,26 @@ extension FenceIndex {
     }
 
     @inline(__always)
-    func fenceWithin(_ slot: Int, _ p: inout QueryPoint, distance: Double) -> Bool {
-        let poly = table.polygonOf[slot]
-        if poly < 0 { return table.circles[slot].isWithin(p, extra: distance) }
+    func fenceWithin(_ record: Int, _ p: inout QueryPoint, distance: Double) -> Bool {
+        let poly = table.polygonOf[record]
+        if poly < 0 { return table.circles[record].isWithin(&p, extra: distance) }
         if table.polygons.covers(polygon: Int(poly), lat: p.lat, lon: p.lon) { return true }
         if distance == 0 { return false }
         let k = p.planeScales()
-        return table.polygons.boundaryDistance(polygon: Int(poly), lat: p.lat, lon: p.lon, cosLat: p.cosLat,
+        return table.polygons.boundaryDistance(polygon: Int(poly), lat: p.lat, lon: p.lon, cosLat: p.cosLat(),
                                                kx: k.kx, ky: k.ky, bound: 2 * distance + 1) <= distance
     }
 
     @inline(__always)
-    func fenceDistance(_ slot: Int, _ p: inout QueryPoint) -> Double {
-        let poly = table.polygonOf[slot]
+    func fenceDistance(_ record: Int, _ p: inout QueryPoint) -> Double {
+        let poly = table.polygonOf[record]
         if poly < 0 {
-            let c = table.circles[slot]
+            let c = table.circles[record]
             return max(0, c.exactDistance(p) - c.radius)
         }
         if table.polygons.covers(polygon: Int(poly), lat: p.lat, lon: p.lon) { return 0 }
         let k = p.planeScales()
-        return table.polygons.boundaryDistance(polygon: Int(poly), lat: p.lat, lon: p.lon, cosLat: p.cosLat, kx: k.kx, ky: k.ky)
+        return table.polygons.boundaryDistance(polygon: Int(poly), lat: p.lat, lon: p.lon, cosLat: p.cosLat(), kx: k.kx, ky: k.ky)
     }
 
     // MARK: Containing
@@ -95,9 +94,9 @@ extension FenceIndex {
     /// inclusive), in tree order, until it returns false.
     /// - Complexity: O(log n + k) expected for k fences whose boxes hold the point.
     public func forEachContaining(lat: Double, lon: Double, _ body: (Int32) -> Bool) {
-        let p = QueryPoint(lat: lat, lon: lon)
-        _ = forEachCandidate(FenceIndex.window(lat: p.lat, lon: p.lon, metres: 0)) { slot, _ in
-            fenceContains(slot, p) ? body(Int32(slot)) : true
+        var p = QueryPoint(lat: lat, lon: lon)
+        _ = forEachCandidate(FenceIndex.window(lat: p.lat, lon: p.lon, metres: 0)) { r in
+            fenceContains(r, &p) ? body(table.slotOf[r]) : true
         }
     }
 
@@ -129,9 +128,9 @@ extension FenceIndex {
                                   _ body: (FenceClassification) -> Bool) {
         precondition(accuracy >= 0 && accuracy.isFinite && exitMargin >= 0 && exitMargin.isFinite, "accuracy and margin must be finite and >= 0")
         var p = QueryPoint(lat: lat, lon: lon)
-        _ = forEachCandidate(FenceIndex.window(lat: p.lat, lon: p.lon, metres: accuracy + exitMargin)) { slot, _ in
-            let s = fenceState(slot, &p, accuracy: accuracy, margin: exitMargin)
-            return s == .outside ? true : body(FenceClassification(slot: Int32(slot), state: s))
+        _ = forEachCandidate(FenceIndex.window(lat: p.lat, lon: p.lon, metres: accuracy + exitMargin)) { r in
+            let s = fenceState(r, &p, accuracy: accuracy, margin: exitMargin)
+            return s == .outside ? true : body(FenceClassification(slot: table.slotOf[r], state: s))
         }
     }
 
@@ -161,8 +160,8 @@ extension FenceIndex {
     public func forEachWithin(_ distance: Double, ofLat lat: Double, lon: Double, _ body: (Int32) -> Bool) {
         precondition(distance >= 0 && distance.isFinite, "distance must be finite and >= 0")
         var p = QueryPoint(lat: lat, lon: lon)
-        _ = forEachCandidate(FenceIndex.window(lat: p.lat, lon: p.lon, metres: distance)) { slot, _ in
-            fenceWithin(slot, &p, distance: distance) ? body(Int32(slot)) : true
+        _ = forEachCandidate(FenceIndex.window(lat: p.lat, lon: p.lon, metres: distance)) { r in
+            fenceWithin(r, &p, distance: distance) ? body(table.slotOf[r]) : true
         }
     }
 

@@ -75,59 +75,59 @@ public struct FenceIndex: Sendable {
 
     /// Whether the slot holds a live fence (not removed or replaced).
     /// - Complexity: O(1).
-    public func isLive(_ slot: Int32) -> Bool { slot >= 0 && Int(slot) < table.slotCount && table.isLive(Int(slot)) }
+    public func isLive(_ slot: Int32) -> Bool { table.isLive(slot: Int(slot)) }
 
-    /// Whether the slot holds a polygon fence.
+    /// Whether the live slot holds a polygon fence (false for retired slots).
     /// - Complexity: O(1).
-    public func isPolygon(_ slot: Int32) -> Bool { table.circles[Int(slot)].radius < 0 }
+    public func isPolygon(_ slot: Int32) -> Bool {
+        isLive(slot) && table.polygonOf[Int(table.recordOf[Int(slot)])] >= 0
+    }
 
-    /// The fence in a live slot, rebuilt from the compiled table (nil for a
-    /// retired slot).
+    /// The fence in a live slot, rebuilt from the compiled table (nil for a retired slot).
     /// - Complexity: O(1) for circles, O(vertices) for polygons.
-    public func fence(at slot: Int32) -> Fence? { isLive(slot) ? table.fence(at: Int(slot)) : nil }
+    public func fence(at slot: Int32) -> Fence? {
+        isLive(slot) ? table.fence(record: Int(table.recordOf[Int(slot)])) : nil
+    }
 
     /// The live slots in increasing order.
     /// - Complexity: O(slotCount).
-    public var liveSlots: [Int32] { (0..<Int32(table.slotCount)).filter { table.isLive(Int($0)) } }
+    public var liveSlots: [Int32] { (0..<Int32(table.slotCount)).filter { table.isLive(slot: Int($0)) } }
 
-    /// The lon/lat box(es) of a fence as indexed: a circle's box contains every
-    /// point within its radius; the second box is present for a polygon with
-    /// parts on both sides of the antimeridian. A box may cross the antimeridian.
+    /// The lon/lat box(es) of a live fence as indexed: a circle's box contains
+    /// every point within its radius; the second box is present for a polygon
+    /// with parts on both sides of the antimeridian. A box may cross the antimeridian.
     /// - Complexity: O(1) for circles, O(parts) for polygons.
     public func bounds(of slot: Int32) -> (GeoBox, GeoBox?) {
-        precondition(isLive(slot), "bounds of a retired slot")
-        return table.boxes(of: Int(slot))
+        table.boxes(record: table.record(ofLive: Int(slot)))
     }
 
     // MARK: Building
 
-    /// Packs every live fence into the main tree and clears the change buffers.
+    /// Packs every live fence into the main tree, lays the records out in
+    /// leaf order, and clears the change buffers.
     mutating func rebuild() {
-        if table.polygons.polygonCount > 0 && table.liveCount < table.slotCount { compactPolygons() }
-        table.splits.removeAll(keepingCapacity: true)
         var entries: [IndexEntry] = []
         entries.reserveCapacity(table.liveCount + table.liveCount / 64 + 8)
-        for slot in 0..<table.slotCount where table.isLive(slot) { table.entries(of: slot, into: &entries) }
-        main = PackedRTree(entries: entries)
+        table.splits.removeAll(keepingCapacity: true)
+        for r in 0..<table.recordCount where table.isLive(record: r) { table.entries(record: r, into: &entries) }
+        var tree = PackedRTree(entries: entries)
+        entries = []
+        // Record k for leaf lane k: the old record of the primary entry there, or a hole.
+        var order = [Int32](repeating: -1, count: tree.leafLanes)
+        for k in 0..<tree.leafLanes {
+            let v = tree.value(at: k)
+            if v != EntryValue.none && v & EntryValue.secondary == 0 { order[k] = Int32(v >> EntryValue.payloadShift) }
+        }
+        let newOf = table.relayout(order: order)
+        tree.remapPrimaryPayloads { newOf[Int($0)] }
+        for k in table.splits.indices { table.splits[k].record = newOf[Int(table.splits[k].record)] }
+        main = tree
         delta = PackedRTree()
         tail = []
         deadEntries = 0
         #if GEOFENCE_INTERNAL_CHECKS
         checkInvariants()
         #endif
-    }
-
-    /// Drops the coordinates of retired polygons.
-    private mutating func compactPolygons() {
-        var fresh = PolygonTable()
-        for slot in 0..<table.slotCount where table.polygonOf[slot] >= 0 {
-            if table.isLive(slot) {
-                table.polygonOf[slot] = fresh.append(table.polygons.shape(of: Int(table.polygonOf[slot])))
-            } else {
-                table.polygonOf[slot] = -2  // retired: shape dropped
-            }
-        }
-        table.polygons = fresh
     }
 
     // MARK: Query plumbing
@@ -148,25 +148,34 @@ public struct FenceIndex: Sendable {
         return QueryWindow(SphericalBounds.capBox(lat: lat, lon: lon, angle: SphericalBounds.capAngle(metres: metres)))
     }
 
-    /// Calls `body(slot, isPolygon)` once for every live fence with a box
-    /// meeting the window (main tree, second tree, then the tail). Stops when
-    /// `body` returns false; returns false then.
+    /// Calls `body(record)` once for every live fence with a box meeting the
+    /// window (main tree, second tree, then the tail). Stops when `body`
+    /// returns false; returns false then.
+    ///
+    /// In the main tree the record of leaf lane `k` is `k`, so a live lane
+    /// goes straight to its fence; only dead lanes (retired fences, second
+    /// boxes of split fences) read the entry value.
     @inline(__always)
-    func forEachCandidate(_ q: QueryWindow, _ body: (Int, Bool) -> Bool) -> Bool {
+    func forEachCandidate(_ q: QueryWindow, _ body: (Int) -> Bool) -> Bool {
         table.alive.withUnsafeBufferPointer { alive in
             table.splits.withUnsafeBufferPointer { splits in
-                func visit(_ v: UInt32) -> Bool {
-                    var slot = Int(v >> EntryValue.payloadShift)
+                @inline(__always) func isAlive(_ r: Int) -> Bool { alive[r >> 6] & (1 << UInt64(r & 63)) != 0 }
+                @inline(__always) func visit(_ v: UInt32) -> Bool {
+                    var r = Int(v >> EntryValue.payloadShift)
                     if v & EntryValue.secondary != 0 {
-                        let rec = splits[slot]
-                        if q.intersects(rec.primary) { return true }  // visited through the primary box
-                        slot = Int(rec.slot)
+                        let split = splits[r]
+                        if q.intersects(split.primary) { return true }  // visited through the primary box
+                        r = Int(split.record)
                     }
-                    if alive[slot >> 6] & (1 << UInt64(slot & 63)) == 0 { return true }
-                    return body(slot, v & EntryValue.polygon != 0)
+                    return isAlive(r) ? body(r) : true
                 }
-                if !main.search(q, visit) { return false }
-                if delta.count > 0 && !delta.search(q, visit) { return false }
+                let mainGoesOn = main.search(q) { k in
+                    if isAlive(k) { return body(k) }
+                    let v = main.value(at: k)
+                    return v & EntryValue.secondary != 0 ? visit(v) : true
+                }
+                if !mainGoesOn { return false }
+                if delta.count > 0 && !delta.search(q, { visit(delta.value(at: $0)) }) { return false }
                 for e in tail where q.intersects(e.box) {
                     if !visit(e.value) { return false }
                 }

@@ -1,36 +1,113 @@
 import Geodesy
 
-/// The fence table: identifiers, slots (dense `Int32` ids, never reused),
-/// compiled shapes, the live-slot bitset, and the split records of fences
-/// stored under two boxes.
+/// The fence table: identifiers and slots (dense `Int32` ids handed out, never
+/// reused) on one side; compiled shapes in *records* on the other. Records are
+/// laid out in R-tree leaf order at every full build, so the fences of one
+/// leaf sit next to each other in memory (a nearest-N search reads a few
+/// contiguous runs instead of ~80 scattered cache lines); fences added since
+/// get records at the end. Slots map to records and back.
 struct FenceTable: Sendable {
+    // By slot.
     var ids: [String] = []
     var slotByID: [String: Int32] = [:]
-    /// Per slot; polygon slots hold a placeholder with radius -1.
+    /// Record of each slot, -1 once retired (removed or replaced).
+    var recordOf: [Int32] = []
+
+    // By record.
+    /// Circles; polygon records hold a placeholder with radius -1.
     var circles: [CompiledCircle] = []
-    /// Per slot: polygon index, -1 for circles, -2 for a retired polygon whose shape was dropped.
+    /// Polygon index, or -1 for circles.
     var polygonOf: [Int32] = []
-    /// Bit per slot: set while the fence is live (not removed or replaced).
+    var slotOf: [Int32] = []
+    /// Bit per record: set while its fence is live.
     var alive: [UInt64] = []
+
     var liveCount = 0
     var polygons = PolygonTable()
-    /// Secondary entries: the slot and the primary box (to visit a fence once per query).
+    /// Secondary entries: the record and the primary box (to visit a fence once per query).
     var splits: [SplitRecord] = []
 
     struct SplitRecord: Sendable {
-        var slot: Int32
+        var record: Int32
         var primary: BoundingBox
     }
 
     var slotCount: Int { ids.count }
+    var recordCount: Int { circles.count }
 
     @inline(__always)
-    func isLive(_ slot: Int) -> Bool {
-        alive[slot >> 6] & (1 << UInt64(slot & 63)) != 0
+    func isLive(record r: Int) -> Bool {
+        alive[r >> 6] & (1 << UInt64(r & 63)) != 0
     }
 
-    mutating func setLive(_ slot: Int, _ live: Bool) {
-        if live { alive[slot >> 6] |= 1 << UInt64(slot & 63) } else { alive[slot >> 6] &= ~(1 << UInt64(slot & 63)) }
+    @inline(__always)
+    func isLive(slot s: Int) -> Bool { s >= 0 && s < recordOf.count && recordOf[s] >= 0 }
+
+    /// The record of a live slot.
+    @inline(__always)
+    func record(ofLive slot: Int) -> Int {
+        precondition(isLive(slot: slot), "slot \(slot) is not live")
+        return Int(recordOf[slot])
+    }
+
+    /// Appends a fence under a new slot and record (the caller handles identifiers).
+    mutating func append(_ fence: Fence) -> (slot: Int32, record: Int32) {
+        let slot = Int32(ids.count), record = Int32(circles.count)
+        ids.append(fence.id)
+        recordOf.append(record)
+        slotOf.append(slot)
+        switch fence {
+        case .circle(let c):
+            circles.append(CompiledCircle(lat: c.lat, lon: c.lon, radius: c.radius))
+            polygonOf.append(-1)
+        case .polygon(let p):
+            circles.append(.placeholder)
+            polygonOf.append(polygons.append(p.shape))
+        }
+        if alive.count * 64 < circles.count { alive.append(0) }
+        alive[Int(record) >> 6] |= 1 << UInt64(record & 63)
+        liveCount += 1
+        slotByID[fence.id] = slot
+        return (slot, record)
+    }
+
+    /// Retires a live slot (removed or replaced); its record stays, dead, until the next relayout.
+    mutating func retire(slot: Int) {
+        let r = record(ofLive: slot)
+        alive[r >> 6] &= ~(1 << UInt64(r & 63))
+        recordOf[slot] = -1
+        liveCount -= 1
+    }
+
+    /// Rewrites the records in `order` (old live records, -1 for a hole: a
+    /// record of no fence), dropping dead ones and their polygon coordinates;
+    /// returns old record -> new record (-1 dropped).
+    mutating func relayout(order: [Int32]) -> [Int32] {
+        var newOf = [Int32](repeating: -1, count: recordCount)
+        var newCircles: [CompiledCircle] = [], newPolygonOf: [Int32] = [], newSlotOf: [Int32] = []
+        newCircles.reserveCapacity(order.count); newPolygonOf.reserveCapacity(order.count); newSlotOf.reserveCapacity(order.count)
+        var newPolygons = PolygonTable()
+        alive = [UInt64](repeating: 0, count: (order.count + 63) / 64)
+        liveCount = 0
+        for old in order {
+            let r = newCircles.count
+            guard old >= 0 else {
+                newCircles.append(.hole); newSlotOf.append(-1); newPolygonOf.append(-1)
+                continue
+            }
+            let o = Int(old)
+            newOf[o] = Int32(r)
+            newCircles.append(circles[o])
+            newSlotOf.append(slotOf[o])
+            let p = polygonOf[o]
+            newPolygonOf.append(p < 0 ? -1 : newPolygons.append(polygons.shape(of: Int(p))))
+            recordOf[Int(slotOf[o])] = Int32(r)
+            alive[r >> 6] |= 1 << UInt64(r & 63)
+            liveCount += 1
+        }
+        circles = newCircles; polygonOf = newPolygonOf; slotOf = newSlotOf
+        polygons = newPolygons
+        return newOf
     }
 
     /// Checks the numbers the index relies on.
@@ -59,51 +136,33 @@ struct FenceTable: Sendable {
         }
     }
 
-    /// Appends a fence under a new slot (the caller handles identifiers).
-    mutating func append(_ fence: Fence) -> Int32 {
-        let slot = Int32(ids.count)
-        ids.append(fence.id)
-        switch fence {
-        case .circle(let c):
-            circles.append(CompiledCircle(lat: c.lat, lon: c.lon, radius: c.radius))
-            polygonOf.append(-1)
-        case .polygon(let p):
-            circles.append(.placeholder)
-            polygonOf.append(polygons.append(p.shape))
-        }
-        if alive.count * 64 < ids.count { alive.append(0) }
-        setLive(Int(slot), true)
-        liveCount += 1
-        slotByID[fence.id] = slot
-        return slot
-    }
-
-    /// The fence stored in a slot.
-    func fence(at slot: Int) -> Fence {
-        let p = polygonOf[slot]
+    /// The fence of a record.
+    func fence(record r: Int) -> Fence {
+        let p = polygonOf[r]
+        let id = ids[Int(slotOf[r])]
         if p < 0 {
-            let c = circles[slot]
-            return .circle(CircleFence(id: ids[slot], lat: c.lat, lon: c.lon, radius: c.radius))
+            let c = circles[r]
+            return .circle(CircleFence(id: id, lat: c.lat, lon: c.lon, radius: c.radius))
         }
-        return .polygon(PolygonFence(id: ids[slot], shape: polygons.shape(of: Int(p))))
+        return .polygon(PolygonFence(id: id, shape: polygons.shape(of: Int(p))))
     }
 
-    /// The lon/lat box(es) of a slot: a circle's spherical cap box (containing
+    /// The lon/lat box(es) of a record: a circle's spherical cap box (containing
     /// every point within its radius, see `SphericalBounds`), a polygon's
     /// vertex box (or two, see `PolygonTable.entryBoxes`).
-    func boxes(of slot: Int) -> (GeoBox, GeoBox?) {
-        let p = polygonOf[slot]
+    func boxes(record r: Int) -> (GeoBox, GeoBox?) {
+        let p = polygonOf[r]
         if p < 0 {
-            let c = circles[slot]
+            let c = circles[r]
             return (SphericalBounds.capBox(lat: c.lat, lon: c.lon, angle: SphericalBounds.capAngle(metres: c.radius)), nil)
         }
         return polygons.entryBoxes(of: Int(p))
     }
 
-    /// The R-tree entries of a slot (one, or two with a split record).
-    mutating func entries(of slot: Int, into out: inout [IndexEntry]) {
-        let isPolygon = polygonOf[slot] >= 0
-        let (a, b) = boxes(of: slot)
+    /// The R-tree entries of a record (one, or two with a split record).
+    mutating func entries(record r: Int, into out: inout [IndexEntry]) {
+        let isPolygon = polygonOf[r] >= 0
+        let (a, b) = boxes(record: r)
         var pieces: [BoundingBox] = []
         let (a0, a1) = BoundingBox.pieces(of: a)
         pieces.append(a0)
@@ -114,10 +173,10 @@ struct FenceTable: Sendable {
             if let b1 { pieces.append(b1) }
         }
         let twin = pieces.count > 1
-        out.append(IndexEntry(box: pieces[0], value: EntryValue.make(payload: Int32(slot), polygon: isPolygon, secondary: false, twin: twin)))
+        out.append(IndexEntry(box: pieces[0], value: EntryValue.make(payload: Int32(r), polygon: isPolygon, secondary: false, twin: twin)))
         for piece in pieces.dropFirst() {
             let k = Int32(splits.count)
-            splits.append(SplitRecord(slot: Int32(slot), primary: pieces[0]))
+            splits.append(SplitRecord(record: Int32(r), primary: pieces[0]))
             out.append(IndexEntry(box: piece, value: EntryValue.make(payload: k, polygon: isPolygon, secondary: true, twin: true)))
         }
     }
@@ -126,7 +185,8 @@ struct FenceTable: Sendable {
         var idBytes = ids.capacity * 16
         for s in ids where s.utf8.count > 15 { idBytes += s.utf8.count }
         let dict = slotByID.capacity * (16 + 4) + slotByID.capacity / 2
-        return (idBytes + dict + circles.capacity * 32 + polygonOf.capacity * 4 + polygons.memoryBytes,
+        return (idBytes + dict + recordOf.capacity * 4 + circles.capacity * 32 + polygonOf.capacity * 4 + slotOf.capacity * 4
+                + polygons.memoryBytes,
                 alive.capacity * 8, splits.capacity * 20)
     }
 }

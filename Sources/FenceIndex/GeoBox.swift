@@ -19,6 +19,7 @@ public struct GeoBox: Hashable, Sendable {
     public var crossesAntimeridian: Bool { west > east }
 
     /// Whether a point lies in the box (closed).
+    /// - Complexity: O(1).
     @inlinable
     public func contains(lat: Double, lon: Double) -> Bool {
         guard lat >= south && lat <= north else { return false }

@@ -17,7 +17,7 @@ public struct NearestScratch: Sendable {
 /// distance (resolved fence).
 struct NearestQueueItem: Sendable {
     var key: Double
-    /// Node slot, entry value, or fence slot (resolved).
+    /// Node index, or fence record.
     var ref: UInt32
     /// Bits 0-1 kind, bit 2 tree (0 main, 1 second), bit 3 twin, bits 8... node level.
     var tag: UInt32

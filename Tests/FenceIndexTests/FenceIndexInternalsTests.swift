@@ -1,0 +1,126 @@
+@testable import FenceIndex
+import Foundation
+import Geodesy
+import XCTest
+
+/// The predicates and bounds the index rests on.
+final class FenceIndexInternalsTests: XCTestCase {
+    /// Exact orientation against integer arithmetic on grid coordinates
+    /// (multiples of 2^-24, so the true determinant is an exact Int64).
+    func testOrientationIsExact() {
+        var rng = SeededGenerator(seed: 51)
+        let scale = 1.0 / Double(1 << 24)
+        var fallbacks = 0
+        for _ in 0..<20_000 {
+            let ax = Int64(rng.int(-(1 << 29)..<(1 << 29))), ay = Int64(rng.int(-(1 << 29)..<(1 << 29)))
+            // b and c on a lattice line through a, then c nudged by at most one grid step.
+            let dx = Int64(rng.int(-4000..<4000)), dy = Int64(rng.int(-4000..<4000))
+            let kb = Int64(rng.int(-30000..<30000)), kc = Int64(rng.int(-30000..<30000))
+            let bx = ax + kb * dx, by = ay + kb * dy
+            let cx = ax + kc * dx + Int64(rng.int(-1..<2)), cy = ay + kc * dy + Int64(rng.int(-1..<2))
+            let det = (bx - ax) * (cy - ay) - (by - ay) * (cx - ax)
+            let expected = det > 0 ? 1 : (det < 0 ? -1 : 0)
+            let d = { (v: Int64) in Double(v) * scale }
+            // Shifted far from the origin, so the differences are not exact in floating point.
+            let o = 100.0 + 1.0 / 3.0
+            let got = Orientation.sign(d(ax) + o, d(ay) - o, d(bx) + o, d(by) - o, d(cx) + o, d(cy) - o)
+            let exactShifted = Orientation.exactSign(d(ax) + o, d(ay) - o, d(bx) + o, d(by) - o, d(cx) + o, d(cy) - o)
+            XCTAssertEqual(got, exactShifted)
+            XCTAssertEqual(Orientation.sign(d(ax), d(ay), d(bx), d(by), d(cx), d(cy)), expected)
+            XCTAssertEqual(Orientation.exactSign(d(ax), d(ay), d(bx), d(by), d(cx), d(cy)), expected)
+            if expected == 0 { fallbacks += 1 }
+        }
+        XCTAssertGreaterThan(fallbacks, 100, "collinear cases exercised")
+    }
+
+    /// The sphere bound the filters rely on, spot-checked here (GeodesyTests own it).
+    func testSphereBoundHolds() {
+        var rng = SeededGenerator(seed: 52)
+        for i in 0..<20_000 {
+            let lat1 = FenceSets.randomLatitude(&rng), lon1 = rng.uniform(-180, 180)
+            let p = Geodesic.wgs84.direct(lat: lat1, lon: lon1, azimuth: rng.uniform(0, 360),
+                                          distance: i % 2 == 0 ? rng.logUniform(0.01, 100_000) : rng.uniform(0, 20_000_000))
+            let s = Geodesic.wgs84.distance(lat1: lat1, lon1: lon1, lat2: p.lat, lon2: p.lon)
+            let d = Sphere.distance(lat1: lat1, lon1: lon1, lat2: p.lat, lon2: p.lon)
+            XCTAssertLessThanOrEqual(abs(s - d), Sphere.relativeError * d + Sphere.absoluteError)
+        }
+    }
+
+    /// Circle distance bounds bracket the exact geodesic; cap boxes hold the circle.
+    func testCircleBoundsAndBoxes() {
+        var rng = SeededGenerator(seed: 53)
+        for i in 0..<5000 {
+            let lat = i % 10 == 0 ? rng.uniform(85, 90) * (rng.chance(0.5) ? 1 : -1) : FenceSets.randomLatitude(&rng)
+            let lon = i % 7 == 0 ? (rng.chance(0.5) ? 179.99 : -180) : rng.uniform(-180, 180)
+            let r = [1.0, 50, 2000, 100_000, 5_000_000, 15_000_000][i % 6] * rng.uniform(0.5, 1)
+            let c = CompiledCircle(lat: lat, lon: lon, radius: r)
+            let box = SphericalBounds.capBox(lat: lat, lon: lon, angle: SphericalBounds.capAngle(metres: r))
+            for _ in 0..<4 {
+                let q = Geodesic.wgs84.direct(lat: lat, lon: lon, azimuth: rng.uniform(0, 360), distance: r * rng.uniform(0, 1))
+                XCTAssertTrue(box.contains(lat: q.lat, lon: q.lon), "cap box \(box) misses \(q) of \(lat),\(lon) r=\(r)")
+                let far = Geodesic.wgs84.direct(lat: lat, lon: lon, azimuth: rng.uniform(0, 360), distance: r * rng.logUniform(0.01, 5))
+                var p = QueryPoint(lat: far.lat, lon: far.lon)
+                let exact = c.exactDistance(p)
+                let b = c.distanceBounds(&p)
+                XCTAssertLessThanOrEqual(b.lower, exact)
+                XCTAssertGreaterThanOrEqual(b.upper, exact)
+            }
+        }
+    }
+
+    /// Box lower bounds never exceed the geodesic distance to a point in the box.
+    func testBoxLowerBounds() {
+        var rng = SeededGenerator(seed: 54)
+        for i in 0..<5000 {
+            let lat = i % 5 == 0 ? rng.uniform(80, 90) : FenceSets.randomLatitude(&rng), lon = rng.uniform(-180, 180)
+            let w = rng.uniform(-180, 180), width = rng.logUniform(0.001, 300)
+            let s = rng.uniform(-90, 90), height = rng.logUniform(0.001, 90)
+            let box = (west: w, south: s, east: min(180, w + width), north: min(90, s + height))
+            let cosLat = cos(lat * .pi / 180)
+            let fast = SphericalBounds.geodesicLowerBound(angle: SphericalBounds.fastAngleLowerBound(
+                lat: lat, lon: lon, cosLat: cosLat, west: box.west, south: box.south, east: box.east, north: box.north))
+            let slow = SphericalBounds.geodesicLowerBound(angle: SphericalBounds.angleLowerBound(
+                lat: lat, lon: lon, cosLat: cosLat, west: box.west, south: box.south, east: box.east, north: box.north))
+            for _ in 0..<8 {
+                let qlat = rng.uniform(box.south, box.north), qlon = rng.uniform(box.west, box.east)
+                let d = Geodesic.wgs84.distance(lat1: lat, lon1: lon, lat2: qlat, lon2: qlon)
+                XCTAssertLessThanOrEqual(fast, d)
+                XCTAssertLessThanOrEqual(slow, d)
+            }
+            // Corners and the nearest meridian points too.
+            for (qlat, qlon) in [(box.south, box.west), (box.north, box.east), (box.north, box.west), (box.south, box.east)] {
+                let d = Geodesic.wgs84.distance(lat1: lat, lon1: lon, lat2: qlat, lon2: qlon)
+                XCTAssertLessThanOrEqual(fast, d)
+                XCTAssertLessThanOrEqual(slow, d)
+            }
+        }
+    }
+
+    /// The packed tree finds exactly the boxes a linear scan finds.
+    func testPackedTreeSearchMatchesScan() {
+        var rng = SeededGenerator(seed: 55)
+        for n in [0, 1, 15, 16, 17, 255, 256, 257, 5000] {
+            var entries: [IndexEntry] = []
+            for i in 0..<n {
+                let w = rng.uniform(-180, 179), s = rng.uniform(-90, 89)
+                let box = BoundingBox(west: w, south: s, east: min(180, w + rng.logUniform(0.0001, 5)), north: min(90, s + rng.logUniform(0.0001, 5)))
+                entries.append(IndexEntry(box: box, value: UInt32(i) << EntryValue.payloadShift))
+            }
+            let tree = PackedRTree(entries: entries)
+            XCTAssertEqual(tree.count, n)
+            for _ in 0..<200 {
+                let w = rng.uniform(-180, 180), s = rng.uniform(-90, 90)
+                var e = w + rng.logUniform(0.001, 60)
+                if e > 180 { e -= 360 }
+                let q = QueryWindow(GeoBox(west: w, south: s, east: e, north: min(90, s + rng.logUniform(0.001, 30))))
+                var found: [UInt32] = []
+                _ = tree.search(q) { found.append(tree.value(at: $0)); return true }
+                let expected = entries.filter { q.intersects($0.box) }.map(\.value)
+                XCTAssertEqual(found.sorted(), expected.sorted())
+                var first = 0
+                _ = tree.search(q) { _ in first += 1; return false }
+                XCTAssertEqual(first, expected.isEmpty ? 0 : 1, "visitor stops early")
+            }
+        }
+    }
+}
