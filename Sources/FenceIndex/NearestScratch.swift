@@ -19,7 +19,7 @@ struct NearestQueueItem: Sendable {
     var key: Double
     /// Node index, or fence record.
     var ref: UInt32
-    /// Bits 0-1 kind, bit 2 tree (0 main, 1 second), bit 3 twin, bits 8... node level.
+    /// Bits 0-1 kind, bit 2 tree (0 main, 1 second), bit 3 twin, bit 4 key refined, bits 8... node level.
     var tag: UInt32
 
     static let node: UInt32 = 0
@@ -28,6 +28,7 @@ struct NearestQueueItem: Sendable {
     static let kindMask: UInt32 = 3
     static let secondTree: UInt32 = 4
     static let twin: UInt32 = 8
+    static let refined: UInt32 = 16
     static let levelShift: UInt32 = 8
 
     @inline(__always) var kind: UInt32 { tag & NearestQueueItem.kindMask }

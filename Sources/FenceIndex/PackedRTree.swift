@@ -136,6 +136,14 @@ struct PackedRTree: Sendable {
                            east: blocks[o + 32 + lane], north: blocks[o + 48 + lane])
     }
 
+    /// The box of a node on `level` (stored in its parent's block).
+    @inline(__always)
+    func nodeBox(_ node: Int, level: Int) -> BoundingBox {
+        if level == height { return rootBox }
+        let k = node - nodeStarts[level - 1]
+        return childBox(nodeStarts[level] + k / PackedRTree.nodeCapacity, k % PackedRTree.nodeCapacity)
+    }
+
     /// Number of levels (1: the root is a leaf), 0 when empty.
     var height: Int { count == 0 ? 0 : nodeStarts.count - 1 }
 

@@ -96,6 +96,44 @@ final class FenceIndexInternalsTests: XCTestCase {
         }
     }
 
+    /// The ellipsoidal lower bounds never exceed the exact geodesic, at any
+    /// distance, latitude or longitude difference, and are tight nearby.
+    func testEllipsoidLowerBounds() {
+        var rng = SeededGenerator(seed: 56)
+        var worstNearby = 0.0
+        for i in 0..<20_000 {
+            let lat1 = i % 4 == 0 ? rng.uniform(-90, 90) : FenceSets.randomLatitude(&rng), lon1 = rng.uniform(-180, 180)
+            let dist = [rng.logUniform(0.01, 1000), rng.logUniform(1000, 200_000), rng.uniform(0, 20_000_000), rng.uniform(19_000_000, 20_004_000)][i % 4]
+            let q = Geodesic.wgs84.direct(lat: lat1, lon: lon1, azimuth: rng.uniform(0, 360), distance: dist)
+            let s = Geodesic.wgs84.distance(lat1: lat1, lon1: lon1, lat2: q.lat, lon2: q.lon)
+            let c1 = cos(lat1 * .pi / 180), c2 = cos(q.lat * .pi / 180)
+            let table = EllipsoidBounds.muTable
+            let mu1 = EllipsoidBounds.mu(lat1, table)
+            XCTAssertEqual(mu1, EllipsoidBounds.rectifyingLatitude(lat1), accuracy: EllipsoidBounds.muError)
+            let lb = EllipsoidBounds.lowerBound(lat1: lat1, lon1: lon1, cos1: c1, mu1: mu1, cosMu1: cos(mu1),
+                                                lat2: q.lat, lon2: q.lon, cos2: c2, table: table)
+            XCTAssertGreaterThanOrEqual(lb, EllipsoidBounds.lowerBound(lat1: lat1, lon1: lon1, cos1: c1, lat2: q.lat, lon2: q.lon, cos2: c2))
+            XCTAssertLessThanOrEqual(lb, s, "\(lat1),\(lon1) -> \(q.lat),\(q.lon)")
+            if s > 1000 && s < 200_000 { worstNearby = max(worstNearby, (s - lb) / s) }
+            // Boxes around q.
+            let w = rng.logUniform(0.0001, 40), h = rng.logUniform(0.0001, 20)
+            let west = max(-180, q.lon - w * rng.uniform(0, 1)), south = max(-90, q.lat - h * rng.uniform(0, 1))
+            let east = min(180, west + w), north = min(90, south + h)
+            let blb = EllipsoidBounds.lowerBound(lat: lat1, lon: lon1, cosLat: c1, mu: mu1, cosMu: cos(mu1),
+                                                 west: west, south: south, east: east, north: north, table: table)
+            for (la, lo) in [(q.lat, q.lon), (south, west), (north, east), (south, east), (north, west),
+                             (rng.uniform(south, north), rng.uniform(west, east)), (min(max(lat1, south), north), rng.uniform(west, east))] {
+                guard la >= south && la <= north && lo >= west && lo <= east else { continue }
+                XCTAssertLessThanOrEqual(blb, Geodesic.wgs84.distance(lat1: lat1, lon1: lon1, lat2: la, lon2: lo))
+            }
+        }
+        XCTAssertLessThan(worstNearby, 0.002, "tight between 1 and 200 km")
+        // The rectifying latitude measures the meridian: R_r μ(90°) is the quarter meridian.
+        let quarter = Geodesic.wgs84.distance(lat1: 0, lon1: 0, lat2: 90, lon2: 0)
+        XCTAssertEqual(EllipsoidBounds.rectifyingRadius * EllipsoidBounds.rectifyingLatitude(90), quarter, accuracy: 1e-3)
+        XCTAssertEqual(EllipsoidBounds.rectifyingRadius * EllipsoidBounds.rectifyingLatitude(37), Geodesic.wgs84.distance(lat1: 0, lon1: 5, lat2: 37, lon2: 5), accuracy: 1e-3)
+    }
+
     /// The packed tree finds exactly the boxes a linear scan finds.
     func testPackedTreeSearchMatchesScan() {
         var rng = SeededGenerator(seed: 55)
