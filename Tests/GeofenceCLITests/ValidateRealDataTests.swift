@@ -42,4 +42,20 @@ final class ValidateRealDataTests: XCTestCase {
         XCTAssertTrue(r.stdout.contains("\(p): 234 fences read (0 circles, 234 polygons)\n"), r.stdout)
         XCTAssertTrue(r.stdout.contains("total: 3930 fences, 0 problems\n"), r.stdout)
     }
+
+    /// The GSHHS Antarctic coastline fetched by `scripts/fetch-data` has one real self-intersection
+    /// (not committed: that data is LGPL-3). Skipped when the fetched data is absent.
+    func testFetchedCoastlineSelfIntersectionAndRepair() throws {
+        let p = CLI.data("fetched/gshhs_c_L6.geojson")
+        try XCTSkipUnless(FileManager.default.fileExists(atPath: p), "run scripts/fetch-data first")
+        let r = try CLI.run(["validate", "--fences", p])
+        XCTAssertEqual(r.status, 65)
+        XCTAssertTrue(r.stdout.contains("  \(p): feature 1 (id \"5-W\"): invalid polygon: Self-intersection[-169.514672673675 -83.3096879890653] [repairable]\n"), r.stdout)
+        let out = CLI.tempPath("gshhs.geojson")
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        XCTAssertEqual(try CLI.run(["validate", "--fences", p, "--repair", "-o", out]).status, 0)
+        let again = try CLI.run(["validate", "--fences", out])
+        XCTAssertEqual(again.status, 0)
+        XCTAssertTrue(again.stdout.contains("total: 21 fences, 0 problems\n"), again.stdout)
+    }
 }
