@@ -15,6 +15,7 @@ let subcommands: [Subcommand] = [
     Subcommand(spec: ContainsCommand.spec, run: ContainsCommand.run),
     Subcommand(spec: NearestCommand.spec, run: NearestCommand.run),
     Subcommand(spec: EvaluateCommand.spec, run: EvaluateCommand.run),
+    Subcommand(spec: SubsetCommand.spec, run: SubsetCommand.run),
 ]
 
 @MainActor func topHelp() -> String {
