@@ -94,8 +94,15 @@ final class SubsetReference {
         return r == 1
     }
 
-    /// The region of a bbox: one rectangle, or two across the antimeridian.
+    /// The region of a bbox: one rectangle, or two across the antimeridian (a
+    /// segment when the box is degenerate).
     func boxGeometry(_ box: GeoBox) -> OpaquePointer {
+        if box.west == box.east || box.south == box.north {
+            let seq = GEOSCoordSeq_create_r(handle, 2, 2)!
+            _ = GEOSCoordSeq_setXY_r(handle, seq, 0, box.west, box.south)
+            _ = GEOSCoordSeq_setXY_r(handle, seq, 1, box.east, box.north)
+            return GEOSGeom_createLineString_r(handle, seq)!  // takes ownership of seq
+        }
         func rect(_ w: Double, _ e: Double) -> [[(Double, Double)]] {
             [[(w, box.south), (e, box.south), (e, box.north), (w, box.north), (w, box.south)]]
         }
