@@ -60,7 +60,10 @@ public struct TileChanges: Sendable, Hashable {
 /// bytes do not depend on the thread count (fences sorted by identifier
 /// inside a tile, tiles sorted by column then row in the manifest, no times).
 /// Each tile is written under a temporary name and renamed; the manifest is
-/// written last, so a manifest only ever lists complete files.
+/// written last, so a manifest only ever lists complete files. Rebuilding
+/// into the same directory leaves unchanged tiles untouched (same checksum as
+/// the manifest there, same size on disk), rewrites changed ones, adds new
+/// ones and deletes those no longer written.
 public enum TileBundleWriter {
     public static let manifestName = "manifest.json"
     public static let format = "geofence-tiles/1"
@@ -79,6 +82,8 @@ public enum TileBundleWriter {
         }
         let previousManifestDir = previousDir ?? (FileManager.default.fileExists(atPath: outDir + "/" + manifestName) ? outDir : nil)
         let previous = try previousManifestDir.map { dir throws(GeofenceError) in try readManifestTiles(dir + "/" + manifestName) }
+        // Rebuilding in place: a tile whose bytes match the previous manifest is left as it is.
+        let inPlace = previousManifestDir.map { sameDirectory($0, outDir) } == true ? previous : nil
 
         try makeDirectory(outDir)
         try makeDirectory(outDir + "/\(range.zoom)")
@@ -119,14 +124,18 @@ public enum TileBundleWriter {
                         }
                         bytes += footer
                         let dir = outDir + "/\(range.zoom)/\(x)"
-                        do throws(GeofenceError) {
-                            if !madeDir { try makeDirectory(dir); madeDir = true }
-                            try writeFile(dir + "/\(y).geojson", bytes)
-                        } catch {
-                            state.fail(error)
-                            return
+                        let sha = SHA256.hex(bytes)
+                        let path = dir + "/\(y).geojson"
+                        if inPlace?[tile] != sha || fileSize(path) != bytes.count {
+                            do throws(GeofenceError) {
+                                if !madeDir { try makeDirectory(dir); madeDir = true }
+                                try writeFile(path, bytes)
+                            } catch {
+                                state.fail(error)
+                                return
+                            }
                         }
-                        records.append(TileRecord(tile: tile, fences: bundle.slots.count, bytes: bytes.count, sha256: SHA256.hex(bytes)))
+                        records.append(TileRecord(tile: tile, fences: bundle.slots.count, bytes: bytes.count, sha256: sha))
                     }
                 }
                 state.finish(column: c, records: records, progress: progress)
@@ -296,6 +305,13 @@ public enum TileBundleWriter {
     }
 
     // MARK: Files
+
+    /// The size of a regular file, nil when there is none.
+    static func fileSize(_ path: String) -> Int? {
+        var st = stat()
+        guard stat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { return nil }
+        return Int(st.st_size)
+    }
 
     static func sameDirectory(_ a: String, _ b: String) -> Bool {
         URL(fileURLWithPath: a).standardizedFileURL.path == URL(fileURLWithPath: b).standardizedFileURL.path

@@ -92,6 +92,10 @@ public struct TileBundler: Sendable {
         var cellBound: [Double] = []
         var ub: [Double] = []
         var candidates: [Int32] = []
+        /// Unit vectors of the pool's circle centres (x, y, z per pool entry).
+        var poolVectors: [Double] = []
+        /// Cell corner distances by tile row (they depend on the row only): key z << 32 | y.
+        var rowRadii: [Int: [Double]] = [:]
         public init() {}
     }
 
@@ -114,8 +118,12 @@ public struct TileBundler: Sendable {
         index.nearest(poolSize, lat: whole.lat, lon: whole.lon, scratch: &scratch.nearest, into: &scratch.pool)
         let kth = scratch.pool[k - 1].distance
         while scratch.anchors.count < scratch.pool.count { scratch.anchors.append([]) }
+        scratch.poolVectors.removeAll(keepingCapacity: true)
         for (i, nb) in scratch.pool.enumerated() {
-            let poly = geometry.polygonOf[Int(nb.slot)]
+            let slot = Int(nb.slot)
+            let v = TileBundler.unitVector(lat: geometry.lat[slot], lon: geometry.lon[slot])
+            scratch.poolVectors.append(v.0); scratch.poolVectors.append(v.1); scratch.poolVectors.append(v.2)
+            let poly = geometry.polygonOf[slot]
             if poly >= 0 {
                 geometry.anchors(polygon: Int(poly), lat: whole.lat, lon: whole.lon, limit: TileBundler.maxAnchors,
                                  into: &scratch.anchorBuffer)
@@ -125,17 +133,26 @@ public struct TileBundler: Sendable {
 
         // Cells and their bounds U_C.
         let s = splitFor(tile: tile)
-        makeCells(b, split: s, into: &scratch.cells)
+        let rowKey = tile.z << 32 | tile.y
+        if scratch.rowRadii[rowKey]?.count != s {
+            if scratch.rowRadii.count > 4096 { scratch.rowRadii.removeAll(keepingCapacity: true) }
+            scratch.rowRadii[rowKey] = TileBundler.rowRadii(b, split: s)
+        }
+        makeCells(b, split: s, radii: scratch.rowRadii[rowKey]!, into: &scratch.cells)
         scratch.cellBound.removeAll(keepingCapacity: true)
         var umax = 0.0
         for cell in scratch.cells {
             scratch.ub.removeAll(keepingCapacity: true)
+            let c = TileBundler.unitVector(lat: cell.lat, lon: cell.lon)
             for (i, nb) in scratch.pool.enumerated() {
                 let slot = Int(nb.slot)
                 if geometry.polygonOf[slot] >= 0 {
                     scratch.ub.append(polygonUpperBound(scratch.anchors[i], cell))
                 } else {
-                    let d = cell.upperCentreDistance(lat: geometry.lat[slot], lon: geometry.lon[slot], cosLat: geometry.cosLat[slot])
+                    // Central angle from the chord between unit vectors (one asin).
+                    let dx = scratch.poolVectors[3 * i] - c.0, dy = scratch.poolVectors[3 * i + 1] - c.1, dz = scratch.poolVectors[3 * i + 2] - c.2
+                    let angle = 2 * asin(min(1, 0.5 * (dx * dx + dy * dy + dz * dz).squareRoot()))
+                    let d = GeoBounds.upper(angle: angle) + 1e-6
                     scratch.ub.append(max(0, d + cell.radius - geometry.radius[slot]) * (1 + 1e-12) + 1e-6)
                 }
             }
@@ -183,14 +200,30 @@ public struct TileBundler: Sendable {
         max(split, tile.z == 0 ? 3 : (tile.z == 1 ? 2 : 1))
     }
 
-    func makeCells(_ b: GeoBox, split s: Int, into cells: inout [BundleCell]) {
+    /// Latitude bounds of cell row `r` of `s` in the box.
+    @inline(__always)
+    static func cellRow(_ b: GeoBox, _ r: Int, _ s: Int) -> (south: Double, north: Double) {
+        let north = r == 0 ? b.north : b.north - (b.north - b.south) * Double(r) / Double(s)
+        let south = r == s - 1 ? b.south : b.north - (b.north - b.south) * Double(r + 1) / Double(s)
+        return (south, north)
+    }
+
+    /// The corner distance bound of each cell row (the same for every cell of a row, and every tile of a tile row).
+    static func rowRadii(_ b: GeoBox, split s: Int) -> [Double] {
+        let width = (b.east - b.west) / Double(s)
+        return (0..<s).map { r in
+            let row = cellRow(b, r, s)
+            return BundleCell.radius(halfWidth: width * 0.5, south: row.south, north: row.north)
+        }
+    }
+
+    func makeCells(_ b: GeoBox, split s: Int, radii: [Double], into cells: inout [BundleCell]) {
         cells.removeAll(keepingCapacity: true)
         let width = (b.east - b.west) / Double(s)
         // Rows in Mercator-equal steps would also do; plain latitude steps keep the arithmetic simple.
         for r in 0..<s {
-            let north = r == 0 ? b.north : b.north - (b.north - b.south) * Double(r) / Double(s)
-            let south = r == s - 1 ? b.south : b.north - (b.north - b.south) * Double(r + 1) / Double(s)
-            let radius = BundleCell.radius(halfWidth: width * 0.5, south: south, north: north)
+            let (south, north) = TileBundler.cellRow(b, r, s)
+            let radius = radii[r]
             for c in 0..<s {
                 let west = c == 0 ? b.west : b.west + width * Double(c)
                 let east = c == s - 1 ? b.east : b.west + width * Double(c + 1)
@@ -250,10 +283,31 @@ public struct TileBundler: Sendable {
         }
     }
 
-    /// The k-th smallest value (1-based); reorders `values`.
+    /// The k-th smallest value (1-based); reorders `values` (quickselect).
     func kthSmallest(_ values: inout [Double], _ k: Int) -> Double {
-        values.sort()
-        return values[k - 1]
+        values.withUnsafeMutableBufferPointer { v -> Double in
+            var lo = 0, hi = v.count - 1
+            let target = k - 1
+            while lo < hi {
+                let pivot = v[(lo + hi) >> 1]
+                var i = lo, j = hi
+                while i <= j {
+                    while v[i] < pivot { i += 1 }
+                    while v[j] > pivot { j -= 1 }
+                    if i <= j { v.swapAt(i, j); i += 1; j -= 1 }
+                }
+                if target <= j { hi = j } else if target >= i { lo = i } else { break }
+            }
+            return v[target]
+        }
+    }
+
+    /// A point of the unit sphere from geodetic latitude and longitude (the haversine's sphere).
+    @inline(__always)
+    static func unitVector(lat: Double, lon: Double) -> (Double, Double, Double) {
+        let p = lat * GeoBounds.d2r, l = lon * GeoBounds.d2r
+        let c = cos(p)
+        return (c * cos(l), c * sin(l), sin(p))
     }
 
     func sortedByID(_ slots: [Int32]) -> [Int32] {

@@ -116,6 +116,14 @@ final class TileBundleWriterTests: XCTestCase {
         let before = TileBundler(compiled: try CompiledFences(fences), k: 20, reach: 100_000)
         let first = try TileBundleWriter.build(bundler: before, range: range, outDir: dir, sources: [source], threads: 2)
 
+        func inode(_ t: Tile) -> UInt64 {
+            var st = stat()
+            XCTAssertEqual(stat(dir + "/9/\(t.x)/\(t.y).geojson", &st), 0)
+            return UInt64(st.st_ino)
+        }
+        let written = try TileBundleWriter.readManifestTiles(dir + "/manifest.json").keys.sorted()
+        let inodes = Dictionary(uniqueKeysWithValues: written.map { ($0, inode($0)) })
+
         var moved = fences
         let i = moved.firstIndex { $0.id == "LFLY" }!
         moved[i].shape = .circle(lat: 45.80, lon: 5.10, radius: 2500)
@@ -135,6 +143,8 @@ final class TileBundleWriterTests: XCTestCase {
         XCTAssertEqual(Set(changes.changed), holding)
         XCTAssertEqual(changes.added, []); XCTAssertEqual(changes.removed, [])
         XCTAssertEqual(changes.unchanged, first.written - holding.count)
+        // In place: changed tiles were rewritten (a new file renamed in), the others left alone.
+        for t in written { XCTAssertEqual(inode(t) == inodes[t], !holding.contains(t), "\(t)") }
         print("moving LFLY changed \(changes.changed.count) of \(first.written) tiles at zoom 9: \(changes.changed.map(\.description))")
     }
 
