@@ -12,7 +12,7 @@ import Geodesy
 /// centre) the distance falls to its minimum at the foot of the perpendicular
 /// and rises on both sides, so it is largest at an end — a corner. The index
 /// relies on the same two facts for its box distances
-/// (`FenceIndex.geodesicDistance(lat:lon:to:)`), and `BundleCellTests`
+/// (`FenceIndex.geodesicDistance(lat:lon:to:)`), and `SubsetTileTests.testCellRadiusBoundsEveryPoint`
 /// samples edges densely to check them. The east and west corners are mirror
 /// images, so two geodesics suffice.
 struct BundleCell: Sendable {
@@ -27,6 +27,8 @@ struct BundleCell: Sendable {
     var kxMax: Double, kyMax: Double, kyMin: Double
     /// Smallest N cos φ and smallest M over the cell (metres per radian).
     var parallelMin: Double, meridionalMin: Double
+    /// Identifies the cell's latitude range within a build (zoom, tile row, cell row) for caches; 0 unset.
+    var rowKey = 0
 
     init(west: Double, south: Double, east: Double, north: Double, radius knownRadius: Double? = nil) {
         self.west = west; self.south = south; self.east = east; self.north = north

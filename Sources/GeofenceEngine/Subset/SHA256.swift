@@ -1,7 +1,7 @@
 /// SHA-256 (FIPS 180-4), for the source and tile checksums of a bundle
 /// manifest. Foundation on Linux has no CryptoKit and the package takes no
 /// outside dependencies, so this is the plain algorithm over 64-byte blocks.
-/// Tested against the FIPS 180-2 vectors (`SHA256Tests`).
+/// Tested against the FIPS 180-2 vectors (`SubsetSHA256Tests`).
 public struct SHA256: Sendable {
     private var h: (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32) =
         (0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19)

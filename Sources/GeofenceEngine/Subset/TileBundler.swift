@@ -96,6 +96,8 @@ public struct TileBundler: Sendable {
         var poolVectors: [Double] = []
         /// Cell corner distances by tile row (they depend on the row only): key z << 32 | y.
         var rowRadii: [Int: [Double]] = [:]
+        /// `segmentBound` by cell row and plane distance rounded up to a 1% step.
+        var segmentBounds: [Int: Double] = [:]
         public init() {}
     }
 
@@ -133,12 +135,13 @@ public struct TileBundler: Sendable {
 
         // Cells and their bounds U_C.
         let s = splitFor(tile: tile)
-        let rowKey = tile.z << 32 | tile.y
+        // Zoom, split and tile row: every cell row of it has the same latitudes in any column.
+        let rowKey = (tile.z << 7 | s) << 32 | tile.y
         if scratch.rowRadii[rowKey]?.count != s {
             if scratch.rowRadii.count > 4096 { scratch.rowRadii.removeAll(keepingCapacity: true) }
             scratch.rowRadii[rowKey] = TileBundler.rowRadii(b, split: s)
         }
-        makeCells(b, split: s, radii: scratch.rowRadii[rowKey]!, into: &scratch.cells)
+        makeCells(b, split: s, radii: scratch.rowRadii[rowKey]!, rowKey: rowKey, into: &scratch.cells)
         scratch.cellBound.removeAll(keepingCapacity: true)
         var umax = 0.0
         for cell in scratch.cells {
@@ -147,7 +150,7 @@ public struct TileBundler: Sendable {
             for (i, nb) in scratch.pool.enumerated() {
                 let slot = Int(nb.slot)
                 if geometry.polygonOf[slot] >= 0 {
-                    scratch.ub.append(polygonUpperBound(scratch.anchors[i], cell))
+                    scratch.ub.append(polygonUpperBound(scratch.anchors[i], cell, cache: &scratch.segmentBounds))
                 } else {
                     // Central angle from the chord between unit vectors (one asin).
                     let dx = scratch.poolVectors[3 * i] - c.0, dy = scratch.poolVectors[3 * i + 1] - c.1, dz = scratch.poolVectors[3 * i + 2] - c.2
@@ -217,7 +220,7 @@ public struct TileBundler: Sendable {
         }
     }
 
-    func makeCells(_ b: GeoBox, split s: Int, radii: [Double], into cells: inout [BundleCell]) {
+    func makeCells(_ b: GeoBox, split s: Int, radii: [Double], rowKey: Int, into cells: inout [BundleCell]) {
         cells.removeAll(keepingCapacity: true)
         let width = (b.east - b.west) / Double(s)
         // Rows in Mercator-equal steps would also do; plain latitude steps keep the arithmetic simple.
@@ -227,17 +230,20 @@ public struct TileBundler: Sendable {
             for c in 0..<s {
                 let west = c == 0 ? b.west : b.west + width * Double(c)
                 let east = c == s - 1 ? b.east : b.west + width * Double(c + 1)
-                cells.append(BundleCell(west: west, south: south, east: east, north: north, radius: radius))
+                var cell = BundleCell(west: west, south: south, east: east, north: north, radius: radius)
+                cell.rowKey = rowKey << 6 | r
+                cells.append(cell)
             }
         }
     }
 
     // MARK: Bounds
 
-    /// ub(C, F) for a polygon: σ · the largest plane distance from a point of
-    /// the cell to an anchor, minimised over the anchors (see the type comment).
-    func polygonUpperBound(_ anchors: [BundleGeometry.Anchor], _ cell: BundleCell) -> Double {
-        var best = Double.infinity
+    /// ub(C, F) for a polygon: a bound of the true length of the lon/lat
+    /// segment p → q*, given |P_p(q*)| ≤ P, the largest plane distance from a
+    /// point of the cell to an anchor (minimised over the anchors; see the type comment).
+    func polygonUpperBound(_ anchors: [BundleGeometry.Anchor], _ cell: BundleCell, cache: inout [Int: Double]) -> Double {
+        var plane = Double.infinity
         for a in anchors {
             let centre = geometry.partCentre(Int(a.part))
             let dp = max(abs(a.lat - cell.south), abs(a.lat - cell.north))
@@ -246,15 +252,58 @@ public struct TileBundler: Sendable {
                 dl = max(dl, max(abs(a.lon + shift - cell.west), abs(a.lon + shift - cell.east)))
             }
             let x = dl * cell.kxMax, y = dp * cell.kyMax
-            let plane = (x * x + y * y).squareRoot()
-            // Latitudes the segment p → q* can cross.
-            let reachDeg = plane / cell.kyMin
-            let band = GeoBounds.absRange(max(-90, cell.south - reachDeg), min(90, cell.north + reachDeg))
-            let sigma = max(GeoBounds.parallelRadius(band.min) / cell.parallelMin,
-                            GeoBounds.meridionalRadius(band.max) / cell.meridionalMin)
-            best = min(best, sigma * plane)
+            plane = min(plane, (x * x + y * y).squareRoot())
         }
-        return min(best * (1 + 1e-9) + 1e-6, GeoBounds.maxDistance)
+        guard plane.isFinite, plane < GeoBounds.maxDistance else { return GeoBounds.maxDistance }
+        // The bound grows with the plane distance: evaluate it at the next step of a 1% grid, once per cell row.
+        let step = max(0, Int((log(max(plane, 1)) / log(1.01)).rounded(.up)))
+        let rounded = pow(1.01, Double(step))
+        let key = cell.rowKey << 12 | step
+        let bound: Double
+        if let b = cache[key] { bound = b } else {
+            if cache.count > 1 << 20 { cache.removeAll(keepingCapacity: true) }
+            bound = TileBundler.segmentBound(plane: max(rounded, plane), cell)
+            cache[key] = bound
+        }
+        return min(bound * (1 + 1e-9) + 1e-6, GeoBounds.maxDistance)
+    }
+
+    /// The largest true length of a straight lon/lat segment from a point p of
+    /// the cell to a point q with |P_p(q)| ≤ `plane` (P_p: the index's local
+    /// plane at p, kx = N cos φ, ky = M per degree).
+    ///
+    /// The segment's latitudes lie between p's and q's, |Δφ| ≤ P / ky, and its
+    /// length is at most sqrt((|Δλ| · max N cos φ)² + (|Δφ| · max M)²) over
+    /// those latitudes. Simplest bound: σ · P, σ the largest ratio of the true
+    /// to the plane's metric over the whole latitude band. Tighter when σ is
+    /// large (high latitudes, long distances): split the range of Δφ into
+    /// pieces; on each, |Δλ| ≤ sqrt(P² − (Δφ_min ky)²) / kx and the band is
+    /// only as wide as the piece reaches — a segment that reaches far towards
+    /// the equator has little longitude left.
+    static func segmentBound(plane p: Double, _ cell: BundleCell) -> Double {
+        let d2r = GeoBounds.d2r
+        let reach = p / cell.kyMin
+        let band = GeoBounds.absRange(max(-90, cell.south - reach), min(90, cell.north + reach))
+        let sigma = max(GeoBounds.parallelRadius(band.min) / cell.parallelMin,
+                        GeoBounds.meridionalRadius(band.max) / cell.meridionalMin)
+        var best = sigma * p
+        guard sigma > 1.02 else { return best }
+        let kxMin = cell.parallelMin * d2r, kyMin = cell.kyMin
+        let pieces = 16
+        var refined = 0.0
+        for i in 0..<pieces {
+            let a = -reach + 2 * reach * Double(i) / Double(pieces)
+            let b = i == pieces - 1 ? reach : -reach + 2 * reach * Double(i + 1) / Double(pieces)
+            let dphiMax = max(abs(a), abs(b))
+            let dphiMin = (a <= 0 && b >= 0) ? 0 : min(abs(a), abs(b))
+            let rest = max(0, p * p - (dphiMin * kyMin) * (dphiMin * kyMin))
+            let dlon2 = rest / (kxMin * kxMin)
+            let lats = GeoBounds.absRange(max(-90, cell.south + min(0, a)), min(90, cell.north + max(0, b)))
+            let ax = GeoBounds.parallelRadius(lats.min) * d2r, by = GeoBounds.meridionalRadius(lats.max) * d2r
+            refined = max(refined, (dlon2 * ax * ax + dphiMax * dphiMax * by * by).squareRoot())
+        }
+        best = min(best, refined)
+        return best
     }
 
     /// Whether lb(C, F) ≤ `limit`: the fence may come within `limit` metres of the cell.

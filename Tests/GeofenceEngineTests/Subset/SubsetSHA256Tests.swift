@@ -2,7 +2,7 @@ import XCTest
 @testable import GeofenceEngine
 
 /// FIPS 180-2 test vectors (appendix B) and chunked updates.
-final class SHA256Tests: XCTestCase {
+final class SubsetSHA256Tests: XCTestCase {
     func testVectors() {
         XCTAssertEqual(SHA256.hex(Array("".utf8)), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
         XCTAssertEqual(SHA256.hex(Array("abc".utf8)), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")

@@ -10,7 +10,7 @@ import XCTest
 /// nearest — ranked by `SubsetReference` over all fences with the exact
 /// distance, not the index — is in the tile's bundle, and so is every fence
 /// tied with the k-th.
-final class TileBundleGuaranteeTests: XCTestCase {
+final class SubsetTileBundleGuaranteeTests: XCTestCase {
     /// Corners, edge midpoints, random edge points, the centre and random interior points.
     static func samples(_ tile: Tile, _ rng: inout SeededGenerator, edge: Int = 4, interior: Int = 4) -> [(lat: Double, lon: Double)] {
         let b = tile.box
@@ -60,7 +60,7 @@ final class TileBundleGuaranteeTests: XCTestCase {
             XCTAssertEqual(bundle.slots, bundle.slots.sorted { fences[Int($0)].id.utf8.lexicographicallyPrecedes(fences[Int($1)].id.utf8) },
                            "bundle \(tile) not sorted by identifier", file: file, line: line)
             let members = Set(bundle.slots.map(Int.init))
-            for p in TileBundleGuaranteeTests.samples(tile, &rng, edge: edge, interior: interior) {
+            for p in SubsetTileBundleGuaranteeTests.samples(tile, &rng, edge: edge, interior: interior) {
                 out.points += 1
                 let ranked = ref.ranked(k, lat: p.lat, lon: p.lon)
                 guard !ranked.isEmpty else { continue }
@@ -101,7 +101,7 @@ final class TileBundleGuaranteeTests: XCTestCase {
             (78.22, 15.65), (82.5, -62.3), (84.9, 30.0), (-84.9, -150.0), (-77.85, 166.67),   // high latitude
             (0.0, -140.0), (-45.0, -120.0),                                                   // open ocean
         ]
-        var tiles = TileBundleGuaranteeTests.tiles(places, zoom: 10) + TileBundleGuaranteeTests.edgeTiles(zoom: 10)
+        var tiles = SubsetTileBundleGuaranteeTests.tiles(places, zoom: 10) + SubsetTileBundleGuaranteeTests.edgeTiles(zoom: 10)
         // Tiles at and next to random airports (where bundles are densest).
         var rng = SeededGenerator(seed: 41)
         for _ in 0..<40 {
@@ -120,13 +120,13 @@ final class TileBundleGuaranteeTests: XCTestCase {
         var rng = SeededGenerator(seed: 7)
         var tiles: [Tile] = []
         for z in [0, 1, 2, 4, 7, 12] {
-            tiles += TileBundleGuaranteeTests.edgeTiles(zoom: z).prefix(z <= 2 ? 2 : 4)
+            tiles += SubsetTileBundleGuaranteeTests.edgeTiles(zoom: z).prefix(z <= 2 ? 2 : 4)
             let n = 1 << z
             for _ in 0..<(z <= 2 ? 1 : 3) {
                 tiles.append(Tile(z: z, x: Int(rng.uniform(0, Double(n))), y: Int(rng.uniform(0, Double(n)))))
             }
         }
-        tiles += TileBundleGuaranteeTests.tiles([(48.85, 2.35), (37.6, -122.4)], zoom: 12)
+        tiles += SubsetTileBundleGuaranteeTests.tiles([(48.85, 2.35), (37.6, -122.4)], zoom: 12)
         let o = try check(fences, k: 20, tiles: tiles, seed: 2, edge: 2, interior: 2)
         XCTAssertEqual(o.missing.count, 0)
     }
@@ -134,7 +134,7 @@ final class TileBundleGuaranteeTests: XCTestCase {
     /// k = 1 and k = 100, and a coarse split: the bound holds for any k and split.
     func testOtherKAndSplit() throws {
         let fences = try SubsetData.cached(["airports.csv"])
-        let tiles = TileBundleGuaranteeTests.tiles([(45.764, 4.8357), (-17.7, 179.99), (61.2, -149.9)], zoom: 9)
+        let tiles = SubsetTileBundleGuaranteeTests.tiles([(45.764, 4.8357), (-17.7, 179.99), (61.2, -149.9)], zoom: 9)
         XCTAssertEqual(try check(fences, k: 1, tiles: tiles, seed: 3).missing.count, 0)
         XCTAssertEqual(try check(fences, k: 100, tiles: tiles, seed: 4, edge: 2, interior: 2).missing.count, 0)
         XCTAssertEqual(try check(fences, k: 20, tiles: tiles, split: 1, seed: 5).missing.count, 0)
@@ -147,8 +147,8 @@ final class TileBundleGuaranteeTests: XCTestCase {
             (46.5, 6.6), (-17.7, 179.99), (66.0, -179.5), (71.0, 179.9), (-16.5, -179.9), (1.3, 103.8),
             (30.0, -40.0), (80.0, 60.0), (-84.0, 20.0), (84.5, -40.0),
         ]
-        var tiles = TileBundleGuaranteeTests.tiles(places, zoom: 6) + TileBundleGuaranteeTests.tiles(places.prefix(4).map { $0 }, zoom: 9)
-        tiles += TileBundleGuaranteeTests.edgeTiles(zoom: 5)
+        var tiles = SubsetTileBundleGuaranteeTests.tiles(places, zoom: 6) + SubsetTileBundleGuaranteeTests.tiles(places.prefix(4).map { $0 }, zoom: 9)
+        tiles += SubsetTileBundleGuaranteeTests.edgeTiles(zoom: 5)
         let o = try check(fences, k: 20, tiles: tiles, seed: 11, edge: 3, interior: 3)
         XCTAssertEqual(o.missing.count, 0)
     }
@@ -157,15 +157,30 @@ final class TileBundleGuaranteeTests: XCTestCase {
     func testCountriesOnlySmallK() throws {
         let fences = try SubsetData.cached(["countries.geojson"])
         let places: [(Double, Double)] = [(50.0, 10.0), (-17.7, 179.99), (68.0, 179.0), (5.0, -30.0), (78.0, 20.0), (-60.0, -60.0)]
-        let tiles = TileBundleGuaranteeTests.tiles(places, zoom: 4) + TileBundleGuaranteeTests.tiles(places, zoom: 8)
+        let tiles = SubsetTileBundleGuaranteeTests.tiles(places, zoom: 4) + SubsetTileBundleGuaranteeTests.tiles(places, zoom: 8)
         XCTAssertEqual(try check(fences, k: 3, tiles: tiles, seed: 12, edge: 4, interior: 4).missing.count, 0)
+    }
+
+    /// Polygons far north, few and far between: the refined segment bound of
+    /// the polygon upper bound (large σ) does the work.
+    func testArcticPolygons() throws {
+        let fences = try SubsetData.cached(["countries.geojson"]).filter { f in
+            guard case .polygon(let polys) = f.shape else { return false }
+            return polys.contains { $0[0].contains { $0.lat > 60 } }
+        }
+        XCTAssertGreaterThan(fences.count, 5)
+        let places: [(Double, Double)] = [(78.2, 15.6), (80.0, 60.0), (82.0, -40.0), (75.0, -100.0), (84.5, 150.0), (72.0, 179.9), (70.0, -170.0), (66.0, 25.0)]
+        let tiles = SubsetTileBundleGuaranteeTests.tiles(places, zoom: 6) + SubsetTileBundleGuaranteeTests.tiles(places, zoom: 9)
+        for k in [1, 2, 4] {
+            XCTAssertEqual(try check(fences, k: k, tiles: tiles, seed: UInt64(60 + k), edge: 8, interior: 8).missing.count, 0, "k \(k)")
+        }
     }
 
     /// US counties (Virginia, North Carolina) at zoom 10: small polygons, dense.
     func testCounties() throws {
         let fences = try SubsetData.cached(["us_counties_va_nc.geojson"])
         let places: [(Double, Double)] = [(36.85, -76.3), (37.54, -77.43), (35.78, -78.64), (38.9, -77.05), (36.0, -75.6), (34.2, -77.9)]
-        let o = try check(fences, k: 20, tiles: TileBundleGuaranteeTests.tiles(places, zoom: 10), seed: 13)
+        let o = try check(fences, k: 20, tiles: SubsetTileBundleGuaranteeTests.tiles(places, zoom: 10), seed: 13)
         XCTAssertEqual(o.missing.count, 0)
     }
 
@@ -175,8 +190,8 @@ final class TileBundleGuaranteeTests: XCTestCase {
         let fences = try SubsetData.load([fixture("subset/polar_antimeridian.geojson")])
         XCTAssertGreaterThan(fences.count, 10)
         var tiles: [Tile] = []
-        for z in [0, 1, 2, 3, 6, 10] { tiles += TileBundleGuaranteeTests.edgeTiles(zoom: z) }
-        tiles += TileBundleGuaranteeTests.tiles([(84.0, 0.5), (-84.0, 179.5), (0.0, 179.999), (60.0, -179.999), (10.0, 20.0)], zoom: 7)
+        for z in [0, 1, 2, 3, 6, 10] { tiles += SubsetTileBundleGuaranteeTests.edgeTiles(zoom: z) }
+        tiles += SubsetTileBundleGuaranteeTests.tiles([(84.0, 0.5), (-84.0, 179.5), (0.0, 179.999), (60.0, -179.999), (10.0, 20.0)], zoom: 7)
         for k in [1, 3, 5] {
             XCTAssertEqual(try check(fences, k: k, tiles: tiles, seed: UInt64(20 + k), edge: 4, interior: 4).missing.count, 0, "k \(k)")
         }
@@ -208,7 +223,7 @@ final class TileBundleGuaranteeTests: XCTestCase {
             }
         }
         for t in tiles {
-            let samples = TileBundleGuaranteeTests.samples(t, &rng, edge: 2, interior: 2)
+            let samples = SubsetTileBundleGuaranteeTests.samples(t, &rng, edge: 2, interior: 2)
             if bundler.bundle(for: t) == nil {
                 omitted += 1
                 for p in samples {

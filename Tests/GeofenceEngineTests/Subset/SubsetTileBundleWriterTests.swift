@@ -5,7 +5,7 @@ import XCTest
 
 /// Tile bundle files: stable bytes, change reports, manifest contents, and the
 /// bundle sizes on the real sets.
-final class TileBundleWriterTests: XCTestCase {
+final class SubsetTileBundleWriterTests: XCTestCase {
     var dirs: [String] = []
 
     func tempDir() -> String {
@@ -38,10 +38,10 @@ final class TileBundleWriterTests: XCTestCase {
         let source = SubsetData.data("airports.csv")
         let fences = try SubsetData.cached(["airports.csv"])
         let bundler = TileBundler(compiled: try CompiledFences(fences), k: 20, reach: 100_000)
-        let range = try Tile.covering(TileBundleWriterTests.europe, zoom: 8)
+        let range = try Tile.covering(SubsetTileBundleWriterTests.europe, zoom: 8)
         let a = tempDir(), b = tempDir()
-        let ra = try TileBundleWriter.build(bundler: bundler, range: range, outDir: a, sources: [source], area: TileBundleWriterTests.europe, threads: 1)
-        _ = try TileBundleWriter.build(bundler: bundler, range: range, outDir: b, sources: [source], area: TileBundleWriterTests.europe, threads: 3)
+        let ra = try TileBundleWriter.build(bundler: bundler, range: range, outDir: a, sources: [source], area: SubsetTileBundleWriterTests.europe, threads: 1)
+        _ = try TileBundleWriter.build(bundler: bundler, range: range, outDir: b, sources: [source], area: SubsetTileBundleWriterTests.europe, threads: 3)
         XCTAssertNil(ra.changes)
         XCTAssertGreaterThan(ra.written, 120)
         XCTAssertGreaterThan(ra.omitted, 0, "Bay of Biscay tiles with no airport within 100 km")
@@ -49,7 +49,7 @@ final class TileBundleWriterTests: XCTestCase {
         XCTAssertEqual(fa.count, ra.written + 1)
         XCTAssertEqual(fa, fb, "same bytes with 1 and 3 threads")
         // Rebuilding in place: compared with the manifest already there, nothing changes.
-        let again = try TileBundleWriter.build(bundler: bundler, range: range, outDir: a, sources: [source], area: TileBundleWriterTests.europe, threads: 2)
+        let again = try TileBundleWriter.build(bundler: bundler, range: range, outDir: a, sources: [source], area: SubsetTileBundleWriterTests.europe, threads: 2)
         XCTAssertEqual(again.changes, TileChanges(added: [], removed: [], changed: [], unchanged: ra.written))
         XCTAssertEqual(files(a), fb)
     }
@@ -112,7 +112,7 @@ final class TileBundleWriterTests: XCTestCase {
         try FileManager.default.createDirectory(atPath: sourceDir, withIntermediateDirectories: true)
         let source = sourceDir + "/fences.csv"
         try FileManager.default.copyItem(atPath: SubsetData.data("airports.csv"), toPath: source)
-        let range = try Tile.covering(TileBundleWriterTests.europe, zoom: 9)
+        let range = try Tile.covering(SubsetTileBundleWriterTests.europe, zoom: 9)
         let before = TileBundler(compiled: try CompiledFences(fences), k: 20, reach: 100_000)
         let first = try TileBundleWriter.build(bundler: before, range: range, outDir: dir, sources: [source], threads: 2)
 

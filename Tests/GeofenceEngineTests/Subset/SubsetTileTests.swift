@@ -4,7 +4,7 @@ import Geodesy
 import XCTest
 @testable import GeofenceEngine
 
-final class TileTests: XCTestCase {
+final class SubsetTileTests: XCTestCase {
     func testTileBoxes() {
         XCTAssertEqual(Tile.maxLatitude, 85.0511287798066, accuracy: 1e-12)
         let world = Tile(z: 0, x: 0, y: 0).box
@@ -120,5 +120,57 @@ final class TileTests: XCTestCase {
             let ub = cell.upperCentreDistance(lat: plat, lon: plon, cosLat: cos(plat * .pi / 180))
             XCTAssertGreaterThanOrEqual(ub, g.distance(lat1: cell.lat, lon1: cell.lon, lat2: plat, lon2: plon))
         }
+    }
+}
+
+/// The polygon upper bound's core: `TileBundler.segmentBound` bounds the true
+/// length of every straight lon/lat segment from a point p of the cell to a
+/// point q with |P_p(q)| ≤ P (and so the geodesic distance p → q).
+final class SubsetSegmentBoundTests: XCTestCase {
+    /// True length of the lon/lat segment p → q on WGS84 (fine numerical integration).
+    static func segmentLength(_ lat1: Double, _ lon1: Double, _ lat2: Double, _ lon2: Double) -> Double {
+        let n = 2000
+        var total = 0.0
+        for i in 0..<n {
+            let t = (Double(i) + 0.5) / Double(n)
+            let lat = lat1 + t * (lat2 - lat1)
+            let dx = (lon2 - lon1) / Double(n) * GeoBounds.parallelRadius(lat) * .pi / 180
+            let dy = (lat2 - lat1) / Double(n) * GeoBounds.meridionalRadius(lat) * .pi / 180
+            total += (dx * dx + dy * dy).squareRoot()
+        }
+        return total
+    }
+
+    static func wrap(_ lon: Double) -> Double {
+        var l = (lon + 180).truncatingRemainder(dividingBy: 360)
+        if l < 0 { l += 360 }
+        return l - 180
+    }
+
+    func testBoundsSegmentsAndGeodesics() {
+        let g = Geodesic.wgs84
+        var worst = 0.0
+        for (s, n) in [(80.0, 80.1), (60.0, 60.5), (0.0, 0.2), (-85.0, -84.9), (45.0, 45.05)] {
+            let cell = BundleCell(west: 10, south: s, east: 10.3, north: n)
+            for plane in [1_000.0, 100_000, 1_000_000, 3_000_000] {
+                let bound = TileBundler.segmentBound(plane: plane, cell)
+                var most = 0.0
+                for (plat, plon) in [(s, 10.0), (n, 10.3), ((s + n) / 2, 10.15)] {
+                    let k = SubsetReference.scales(lat: plat)
+                    for i in 0..<180 {
+                        let th = Double(i) * 2 * .pi / 180
+                        let qlat = plat + plane * sin(th) / k.1, qlon = plon + plane * cos(th) / k.0
+                        guard abs(qlat) <= 90 else { continue }
+                        let len = SubsetSegmentBoundTests.segmentLength(plat, plon, qlat, qlon)
+                        XCTAssertLessThanOrEqual(len, bound * (1 + 1e-6), "cell \(s)...\(n) P \(plane) θ \(th)")
+                        most = max(most, g.distance(lat1: plat, lon1: plon, lat2: qlat, lon2: SubsetSegmentBoundTests.wrap(qlon)))
+                    }
+                }
+                worst = max(worst, bound / most)
+                XCTAssertGreaterThanOrEqual(bound, most, "the bound is at least the geodesic")
+                print(String(format: "segmentBound lat %.1f P %.0f km: bound/plane %.3f, bound/largest geodesic %.3f", s, plane / 1000, bound / plane, bound / most))
+            }
+        }
+        XCTAssertLessThan(worst, 3.5, "how loose at worst (85°, 3000 km)")
     }
 }
