@@ -13,7 +13,9 @@ import Geodesy
 /// 1. **An upper bound U_C ≥ max over p ∈ C of D_k(p).** For any k fences S,
 ///    D_k(p) ≤ max over F ∈ S of d(p, F). With ub(C, F) ≥ max over p ∈ C of
 ///    d(p, F), U_C = the k-th smallest ub(C, F) over a pool of fences (the
-///    `poolFactor`·k nearest to the tile centre) is such a bound.
+///    `poolFactor`·k nearest to the tile centre; in dense tiles, where that
+///    pool lies within twice the tile radius, the k nearest to the cell's own
+///    centre) is such a bound.
 ///    - circle (centre x, radius r): d(p, F) = max(0, g(p, x) − r) ≤
 ///      max(0, g(c, x) + R_C − r) by the triangle inequality of the geodesic
 ///      distance g, with c the cell centre and R_C ≥ g(c, p) for all p ∈ C
@@ -86,6 +88,7 @@ public struct TileBundler: Sendable {
     public struct Scratch {
         var nearest = NearestScratch()
         var pool: [Neighbor] = []
+        var cellPool: [Neighbor] = []
         var anchors: [[BundleGeometry.Anchor]] = []
         var anchorBuffer: [BundleGeometry.Anchor] = []
         var cells: [BundleCell] = []
@@ -144,8 +147,29 @@ public struct TileBundler: Sendable {
         makeCells(b, split: s, radii: scratch.rowRadii[rowKey]!, rowKey: rowKey, into: &scratch.cells)
         scratch.cellBound.removeAll(keepingCapacity: true)
         var umax = 0.0
+        // Dense tiles: the pool (nearest to the tile centre) does not reach the outer cells'
+        // own nearest fences; ask the index at every cell centre instead.
+        let perCell = scratch.pool.count < index.count && scratch.pool[scratch.pool.count - 1].distance < 2 * whole.radius
         for cell in scratch.cells {
             scratch.ub.removeAll(keepingCapacity: true)
+            if perCell {
+                index.nearest(k, lat: cell.lat, lon: cell.lon, scratch: &scratch.nearest, into: &scratch.cellPool)
+                var u = 0.0
+                for nb in scratch.cellPool {
+                    let slot = Int(nb.slot)
+                    let poly = geometry.polygonOf[slot]
+                    if poly >= 0 {
+                        geometry.anchors(polygon: Int(poly), lat: cell.lat, lon: cell.lon, limit: TileBundler.maxAnchors, into: &scratch.anchorBuffer)
+                        u = max(u, polygonUpperBound(scratch.anchorBuffer, cell, cache: &scratch.segmentBounds))
+                    } else {
+                        // d(p) ≤ max(0, g(c, x) + R_C − r) ≤ d(c) + R_C, with d(c) exact from the index.
+                        u = max(u, (nb.distance + cell.radius) * (1 + 1e-12) + 1e-6)
+                    }
+                }
+                scratch.cellBound.append(u)
+                umax = max(umax, u)
+                continue
+            }
             let c = TileBundler.unitVector(lat: cell.lat, lon: cell.lon)
             for (i, nb) in scratch.pool.enumerated() {
                 let slot = Int(nb.slot)

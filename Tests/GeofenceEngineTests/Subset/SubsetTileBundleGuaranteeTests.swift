@@ -131,6 +131,17 @@ final class SubsetTileBundleGuaranteeTests: XCTestCase {
         XCTAssertEqual(o.missing.count, 0)
     }
 
+    /// Dense tiles (many fences inside, the k-th nearest much closer than the
+    /// tile is wide): the cell bounds come from each cell's own k nearest.
+    func testDenseTilesPerCellBounds() throws {
+        let fences = try SubsetData.cached(["airports.csv"])
+        let places: [(Double, Double)] = [(40.7, -74.0), (41.9, -87.6), (34.0, -118.2), (51.5, -0.1), (48.85, 2.35), (-23.5, -46.6)]
+        let tiles = SubsetTileBundleGuaranteeTests.tiles(places, zoom: 7) + SubsetTileBundleGuaranteeTests.tiles(places, zoom: 6)
+        let o = try check(fences, k: 20, tiles: tiles, seed: 71, edge: 12, interior: 12)
+        XCTAssertEqual(o.missing.count, 0)
+        print("guarantee dense z6/z7: \(o.tiles) tiles, \(o.points) points, mean bundle \(Double(o.bundleTotal) / Double(o.tiles))")
+    }
+
     /// k = 1 and k = 100, and a coarse split: the bound holds for any k and split.
     func testOtherKAndSplit() throws {
         let fences = try SubsetData.cached(["airports.csv"])
