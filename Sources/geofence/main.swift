@@ -16,6 +16,7 @@ let subcommands: [Subcommand] = [
     Subcommand(spec: NearestCommand.spec, run: NearestCommand.run),
     Subcommand(spec: EvaluateCommand.spec, run: EvaluateCommand.run),
     Subcommand(spec: SimulateCommand.spec, run: SimulateCommand.run),
+    Subcommand(spec: SubsetCommand.spec, run: SubsetCommand.run),
     Subcommand(spec: RenderCommand.spec, run: RenderCommand.run),
 ]
 
