@@ -1,0 +1,48 @@
+import Foundation
+import Glibc
+
+/// Monotonic time for the runner: `clock_gettime(CLOCK_MONOTONIC)` (vDSO, ~20 ns a call).
+enum Clock {
+    /// Nanoseconds since an arbitrary origin.
+    @inline(__always)
+    static func now() -> UInt64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return UInt64(ts.tv_sec) &* 1_000_000_000 &+ UInt64(ts.tv_nsec)
+    }
+
+    /// Seconds taken by `body`.
+    @inline(__always)
+    static func seconds(_ body: () throws -> Void) rethrows -> Double {
+        let t0 = now()
+        try body()
+        return Double(now() - t0) / 1e9
+    }
+}
+
+/// Results are passed here so the optimizer cannot drop the work that produced them.
+@_optimize(none) @inline(never)
+func blackHole<T>(_ x: T) {}
+
+/// Resident and peak memory of the process, from /proc/self/status (bytes).
+enum ProcessMemory {
+    static func read() -> (rss: Int, peak: Int) {
+        guard let text = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return (0, 0) }
+        var rss = 0, peak = 0
+        for line in text.split(separator: "\n") {
+            let parts = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
+            guard parts.count >= 2, let kb = Int(parts[1]) else { continue }
+            if parts[0] == "VmRSS:" { rss = kb * 1024 }
+            if parts[0] == "VmHWM:" { peak = kb * 1024 }
+        }
+        return (rss, peak)
+    }
+
+    /// Returns freed heap pages to the system so RSS deltas mean something.
+    static func trim() { _ = glibcMallocTrim(0) }
+}
+
+/// glibc's malloc_trim (not exported by the Glibc module).
+@_silgen_name("malloc_trim")
+func glibcMallocTrim(_ pad: Int) -> Int32
+
