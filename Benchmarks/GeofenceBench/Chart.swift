@@ -1,4 +1,5 @@
 import Foundation
+import GeofenceEngine
 
 /// An SVG chart of throughput vs fence count (log–log), written by hand (no
 /// plotting dependency): point queries (ours, GEOS STRtree, brute force) and
@@ -34,22 +35,47 @@ enum Chart {
             }
         }
         var eval: [Series] = []
-        for (engine, colour) in [("ours 1 thread", "#2ca02c"), ("ours 2 threads", "#1f77b4")] {
-            if let s = series(report, suite: "evaluate-memory", kind: "clustered", engine: engine, name: "\(engine), in memory", colour: colour, dashed: false) {
+        for (kind, colour) in [("scaled-cities", "#1f77b4"), ("uniform", "#2ca02c")] {
+            if let s = series(report, suite: "evaluate-memory", kind: kind, engine: "ours 2 threads", name: "\(kind), in memory", colour: colour, dashed: false) {
                 eval.append(s)
             }
-            if let s = series(report, suite: "evaluate-file", kind: "clustered", engine: engine, name: "\(engine), from CSV", colour: colour, dashed: true) {
+            if let s = series(report, suite: "evaluate-file", kind: kind, engine: "ours 2 threads", name: "\(kind), from CSV", colour: colour, dashed: true) {
                 eval.append(s)
             }
         }
         eval.append(contentsOf: peers)
         return [Panel(title: "Point query throughput vs fence count", unit: "queries/s", series: point),
-                Panel(title: "Evaluate throughput vs fence count (clustered cities, random-walk fixes)", unit: "fixes/s", series: eval)]
+                Panel(title: "Evaluate, 2 threads: fixes/s vs fence count (random-walk fixes)", unit: "fixes/s", series: eval)]
             .filter { !$0.series.isEmpty }
     }
 
-    static func svg(_ report: Report, peers: [Series] = []) -> String {
-        let ps = panels(report, peers: peers)
+    /// The real-data panel: join and evaluate throughput of ours and of the peers on the real
+    /// AIS trace against real circle sets of growing size (airports + ports, cities).
+    static func realPanel(_ report: Report, peersPath: String?) -> Panel? {
+        var series: [Series] = []
+        let circleSets = ["airports+ports × AIS", "cities × AIS"]
+        for (engine, name, colour, dashed) in [("ours join", "ours join, 1 thread", "#1f77b4", false),
+                                               ("ours 2 threads", "ours evaluate, 2 threads, in memory", "#2ca02c", false),
+                                               ("ours 2 threads file", "ours evaluate, 2 threads, from CSV", "#2ca02c", true)] {
+            let pts = report.results.filter { $0.suite == "evaluate-real" && $0.engine == engine && circleSets.contains($0.workload) && $0.fences != nil }
+                .map { (x: Double($0.fences!), y: $0.value) }.sorted { $0.x < $1.x }
+            if !pts.isEmpty { series.append(Series(name: name, colour: colour, dashed: dashed, points: pts)) }
+        }
+        if let peersPath, let data = FileManager.default.contents(atPath: peersPath),
+           let json = try? JSONParser.parse([UInt8](data)), let rows = json["rows"]?.arrayValue {
+            let pts: [(x: Double, y: Double)] = rows.compactMap { r in
+                guard r["engine"]?.stringValue == "shapely STRtree", let w = r["workload"]?.stringValue, circleSets.contains(w),
+                      let f = r["fences"]?.doubleValue, let v = r["fixes_per_second"]?.doubleValue else { return nil }
+                return (f, v)
+            }.sorted { $0.x < $1.x }
+            if !pts.isEmpty { series.append(Series(name: "shapely STRtree join, 1 thread", colour: "#d62728", dashed: false, points: pts)) }
+        }
+        return series.isEmpty ? nil : Panel(title: "Real AIS trace vs real circle sets (airports+ports, cities)", unit: "fixes/s", series: series)
+    }
+
+    static func svg(_ report: Report, peersPath: String? = nil, peers: [Series] = []) -> String {
+        var ps = panels(report, peers: peers)
+        if let p = realPanel(report, peersPath: peersPath) { ps.append(p) }
         let w = 760.0, ph = 360.0
         var out = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(Int(w))\" height=\"\(Int(ph * Double(max(1, ps.count))))\" font-family=\"sans-serif\" font-size=\"12\">\n"
         out += "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"

@@ -11,6 +11,9 @@ struct MachineFacts {
     var geosVersion: String
     var projVersion: String
     var date: String
+    /// 1-minute load average when the run started: other work on the machine skews timings
+    /// (this machine's 2 cores are shared), above all thread scaling.
+    var loadAverage: Double
 
     static func collect() -> MachineFacts {
         let cpu = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8))?
@@ -29,7 +32,14 @@ struct MachineFacts {
             swiftVersion: swiftVersion(),
             geosVersion: GeometryKit.geosVersion,
             projVersion: GeometryKit.projVersion,
-            date: f.string(from: Date()))
+            date: f.string(from: Date()),
+            loadAverage: loadAverage())
+    }
+
+    /// The 1-minute load average (/proc/loadavg).
+    static func loadAverage() -> Double {
+        guard let s = try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8), let first = s.split(separator: " ").first else { return .nan }
+        return Double(first) ?? .nan
     }
 
     /// The compiler that built this binary (compile-time), and `swift --version` when it runs.
@@ -62,6 +72,6 @@ struct MachineFacts {
     }
 
     var summary: String {
-        "\(cores) cores, \(cpuModel), \(String(format: "%.0f", memoryGB)) GB, Linux \(kernel); \(swiftVersion); GEOS \(geosVersion); PROJ \(projVersion)"
+        "\(cores) cores, \(cpuModel), \(String(format: "%.0f", memoryGB)) GB, Linux \(kernel); \(swiftVersion); GEOS \(geosVersion); PROJ \(projVersion); load average \(String(format: "%.2f", loadAverage)) at start"
     }
 }

@@ -10,6 +10,10 @@ struct BenchOptions {
     /// Allowed slowdown before `--check` calls it a regression (0.25 = 25 % slower).
     var tolerance = 0.25
     var list = false
+    /// Peers' JSON (Benchmarks/peers) added to the chart.
+    var peersPath: String?
+    /// Render the chart (and targets) from a saved --json output instead of running.
+    var renderPath: String?
     /// Root of the repository (for data/); found from the working directory by default.
     var root: String?
     var seed: UInt64 = 20_260_905
@@ -17,6 +21,7 @@ struct BenchOptions {
     static let usage = """
     usage: geofence-bench [--quick] [--filter NAME]... [--json OUT] [--chart OUT.svg]
                           [--check BASELINE.json [--tolerance 0.25]] [--list] [--data-root DIR] [--seed N]
+                          [--peers PEERS.json] [--render RESULTS.json]
 
     Runs the benchmark suites of the fence index and the evaluator (release builds only).
       --quick            small sizes, checks answers, under 2 minutes (CI smoke test; never judge timings)
@@ -25,6 +30,8 @@ struct BenchOptions {
       --chart OUT.svg    write the throughput-vs-fence-count chart (SVG)
       --check BASE.json  compare throughputs with a previous --json output; exit 1 on a regression
                          beyond --tolerance (fraction, default 0.25)
+      --peers FILE       add the peers' figures (Benchmarks/peers JSON) to the chart
+      --render FILE      do not run: redraw the chart and the summary from a saved --json output
       --list             list the suites and exit
       --data-root DIR    repository root holding data/ (default: found from the current directory)
       --seed N           seed of every synthetic workload (default 20260905)
@@ -51,6 +58,8 @@ struct BenchOptions {
                 guard let t = Double(value(a)), t >= 0 else { fail("--tolerance needs a number >= 0") }
                 o.tolerance = t
             case "--list": o.list = true
+            case "--peers": o.peersPath = value(a)
+            case "--render": o.renderPath = value(a)
             case "--data-root": o.root = value(a)
             case "--seed":
                 guard let s = UInt64(value(a)) else { fail("--seed needs an unsigned integer") }

@@ -128,6 +128,23 @@ final class Report {
         fflush(nil)
     }
 
+    /// Reloads the results of a saved `--json` output (for `--render`).
+    static func load(_ path: String) -> Report? {
+        guard let data = FileManager.default.contents(atPath: path), let json = try? JSONParser.parse([UInt8](data)),
+              let results = json["results"]?.arrayValue else { return nil }
+        let r = Report()
+        for x in results {
+            guard let s = x["suite"]?.stringValue, let w = x["workload"]?.stringValue, let e = x["engine"]?.stringValue,
+                  let m = x["metric"]?.stringValue, let v = x["value"]?.doubleValue else { continue }
+            r.results.append(BenchResult(suite: s, workload: w, engine: e, metric: m, value: v,
+                                         higherIsBetter: x["higher_is_better"]?.boolValue ?? true,
+                                         p50: x["p50_ns"]?.doubleValue, p90: x["p90_ns"]?.doubleValue, p99: x["p99_ns"]?.doubleValue,
+                                         fences: x["fences"]?.doubleValue.map { Int($0) }, fixes: x["fixes"]?.doubleValue.map { Int($0) },
+                                         note: x["note"]?.stringValue))
+        }
+        return r
+    }
+
     // MARK: JSON
 
     func json(machine: MachineFacts, options: BenchOptions, seconds: Double) -> JSONValue {
@@ -137,6 +154,7 @@ final class Report {
             ("memory_gb", num(machine.memoryGB)), ("kernel", .string(machine.kernel)),
             ("swift", .string(machine.swiftVersion)), ("geos", .string(machine.geosVersion)),
             ("proj", .string(machine.projVersion)), ("date", .string(machine.date)),
+            ("load_average_start", num(machine.loadAverage)), ("load_average_end", num(MachineFacts.loadAverage())),
         ])
         let rs: [JSONValue] = results.map { r in
             var o: [(String, JSONValue)] = [("suite", .string(r.suite)), ("workload", .string(r.workload)), ("engine", .string(r.engine)),

@@ -21,6 +21,22 @@ struct Runner {
             for s in Runner.suites { print(s.name.padding(toLength: 18, withPad: " ", startingAt: 0) + s.what) }
             return 0
         }
+        if let saved = options.renderPath {
+            guard let report = Report.load(saved) else {
+                FileHandle.standardError.write(Data("geofence-bench: cannot read \(saved) (a --json output)\n".utf8))
+                return 66
+            }
+            Targets.judge(report)
+            report.printSummary()
+            if let path = options.chartPath {
+                do { try Chart.svg(report, peersPath: options.peersPath).write(toFile: path, atomically: true, encoding: .utf8) } catch {
+                    FileHandle.standardError.write(Data("geofence-bench: cannot write \(path): \(error)\n".utf8))
+                    return 74
+                }
+                print("wrote \(path)")
+            }
+            return 0
+        }
         let start = Clock.now()
         let machine = MachineFacts.collect()
         let report = Report()
@@ -49,7 +65,7 @@ struct Runner {
             print("wrote \(path)")
         }
         if let path = options.chartPath {
-            do { try Chart.svg(report).write(toFile: path, atomically: true, encoding: .utf8) } catch {
+            do { try Chart.svg(report, peersPath: options.peersPath).write(toFile: path, atomically: true, encoding: .utf8) } catch {
                 FileHandle.standardError.write(Data("geofence-bench: cannot write \(path): \(error)\n".utf8))
                 return 74
             }

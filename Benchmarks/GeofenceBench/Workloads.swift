@@ -76,13 +76,13 @@ enum Synthetic {
         var spread: [Double] = []
         var cumulative: [Double] = []
 
-        init(count: Int, rng: inout SeededRandom) {
+        init(count: Int, zipf: Double = 0.8, rng: inout SeededRandom) {
             var total = 0.0
             for i in 0..<count {
                 let lat = asin(rng.uniform(sin(-55 * Double.pi / 180), sin(70 * Double.pi / 180))) * 180 / Double.pi
                 centres.append(Point(lat: lat, lon: rng.uniform(-180, 180)))
                 spread.append(rng.uniform(3_000, 20_000))
-                total += 1 / pow(Double(i + 1), 0.8)
+                total += 1 / pow(Double(i + 1), zipf)
                 cumulative.append(total)
             }
             cumulative = cumulative.map { $0 / total }
@@ -114,6 +114,22 @@ enum Synthetic {
         for _ in 0..<q { queries.append(cities.draw(&rng)) }
         return CircleWorkload(name: "clustered \(sizeName(n))", circles: circles, queries: queries,
                               description: "\(cityCount) cities (Zipf-like weights, σ 3–20 km), radii 50 m–2 km log-uniform; queries from the same city distribution")
+    }
+
+    /// The evaluate workload: one city per 500 fences, equal weights, so the fence density
+    /// around a device is the same at every size (about one fence per point) and any growth
+    /// of the cost with the fence count is the index's, not a growing answer.
+    static func scaledCities(count n: Int, seed: UInt64) -> CircleWorkload {
+        var rng = SeededRandom(seed: seed ^ 0x5EED_0006)
+        let cities = Cities(count: max(2, n / 500), zipf: 0, rng: &rng)
+        var circles: [CircleFence] = []
+        circles.reserveCapacity(n)
+        for i in 0..<n {
+            let c = cities.draw(&rng)
+            circles.append(CircleFence(id: "s\(i)", lat: c.lat, lon: c.lon, radius: rng.logUniform(50, 2_000)))
+        }
+        return CircleWorkload(name: "scaled-cities \(sizeName(n))", circles: circles, queries: [],
+                              description: "one city per 500 fences (equal weights, σ 3–20 km), radii 50 m–2 km log-uniform")
     }
 
     static func sizeName(_ n: Int) -> String {
