@@ -76,7 +76,7 @@ enum Chart {
     static func svg(_ report: Report, peersPath: String? = nil, peers: [Series] = []) -> String {
         var ps = panels(report, peers: peers)
         if let p = realPanel(report, peersPath: peersPath) { ps.append(p) }
-        let w = 760.0, ph = 360.0
+        let w = 860.0, ph = 360.0
         var out = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(Int(w))\" height=\"\(Int(ph * Double(max(1, ps.count))))\" font-family=\"sans-serif\" font-size=\"12\">\n"
         out += "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
         for (k, p) in ps.enumerated() { out += panel(p, y0: ph * Double(k), width: w, height: ph) }
@@ -88,7 +88,7 @@ enum Chart {
     }
 
     static func panel(_ p: Panel, y0: Double, width: Double, height: Double) -> String {
-        let left = 80.0, right = 230.0, top = 36.0, bottom = 46.0
+        let left = 80.0, right = 300.0, top = 36.0, bottom = 46.0
         let all = p.series.flatMap(\.points)
         let xs = all.map(\.x), ys = all.map(\.y).filter { $0 > 0 }
         let x0 = floor(log10(xs.min()!)), x1 = max(x0 + 1, ceil(log10(xs.max()!)))

@@ -237,7 +237,8 @@ struct EvaluateSuites {
             precondition(recount == pairs, "join answer changed")
             report.add(BenchResult(suite: "evaluate-real", workload: c.name, engine: "ours join", metric: "fixes/s", value: join.perSecond,
                                    higherIsBetter: true, p50: join.p50, p90: join.p90, p99: join.p99, fences: fences.count, fixes: fixes.count,
-                                   note: "containing() per fix, 1 thread, no state machine (the peers' workload)"))
+                                   note: "containing() per fix, 1 thread, no state machine (the peers' workload); CPU time; wall " + Report.number(join.wallPerSecond) + "/s",
+                                   wallValue: join.wallPerSecond, discarded: join.discarded))
             report.add(BenchResult(suite: "evaluate-real", workload: c.name, engine: "pairs", metric: "count", value: Double(pairs),
                                    higherIsBetter: true, fences: fences.count, fixes: fixes.count,
                                    note: "(fix, fence) pairs with the fix inside (answer check for the peers)"))

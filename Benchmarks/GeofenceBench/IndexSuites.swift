@@ -174,7 +174,9 @@ struct IndexSuites {
 
     func add(_ suite: String, _ w: CircleWorkload, _ engine: String, _ s: QueryStats, _ n: Int, note: String) {
         report.add(BenchResult(suite: suite, workload: w.name, engine: engine, metric: "queries/s", value: s.perSecond, higherIsBetter: true,
-                               p50: s.p50, p90: s.p90, p99: s.p99, fences: n, note: note))
+                               p50: s.p50, p90: s.p90, p99: s.p99, fences: n,
+                               note: note + String(format: "; wall %@/s, %.1f%% groups descheduled", Report.number(s.wallPerSecond), s.discarded * 100),
+                               wallValue: s.wallPerSecond, discarded: s.discarded))
     }
 
     // MARK: Nearest-20

@@ -24,3 +24,8 @@ echo "== ours: geofence-bench --filter evaluate-real"
 .build/release/geofence-bench --filter evaluate-real --json "$OUT/peers-ours.json"
 echo "== peers"
 "$VENV/bin/python" "$PEERS/peers.py" --root "$ROOT" --ours "$OUT/peers-ours.json" --json "$OUT/peers.json"
+# The chart with the peers, when a full run's JSON is there (make bench / geofence-bench --json).
+if [ -f "$OUT/full.json" ]; then
+    .build/release/geofence-bench --render "$OUT/full.json" --peers "$OUT/peers.json" --chart "$OUT/chart.svg" >/dev/null
+    echo "wrote $OUT/chart.svg"
+fi
