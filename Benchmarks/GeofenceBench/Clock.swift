@@ -20,6 +20,21 @@ enum Clock {
         return UInt64(ts.tv_sec) &* 1_000_000_000 &+ UInt64(ts.tv_nsec)
     }
 
+    /// Nanoseconds of CPU time used by all threads of the process (`CLOCK_PROCESS_CPUTIME_ID`).
+    static func processCPU() -> UInt64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts)
+        return UInt64(ts.tv_sec) &* 1_000_000_000 &+ UInt64(ts.tv_nsec)
+    }
+
+    /// Wall and process-CPU seconds taken by `body`.
+    static func wallAndCPU(_ body: () throws -> Void) rethrows -> (wall: Double, cpu: Double) {
+        let c0 = processCPU(), t0 = now()
+        try body()
+        let t1 = now(), c1 = processCPU()
+        return (Double(t1 - t0) / 1e9, Double(c1 - c0) / 1e9)
+    }
+
     /// Seconds taken by `body`.
     @inline(__always)
     static func seconds(_ body: () throws -> Void) rethrows -> Double {

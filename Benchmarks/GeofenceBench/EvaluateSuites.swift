@@ -35,10 +35,10 @@ struct EvaluateSuites {
     // MARK: Timing one run
 
     /// Evaluates batches with `threads` workers; returns seconds and the run (for checks).
-    func evaluate(_ compiled: CompiledFences, _ batches: [[Fix]], threads: Int) -> (Double, EvaluationRun) {
+    func evaluate(_ compiled: CompiledFences, _ batches: [[Fix]], threads: Int) -> (Double, EvaluationRun, Double) {
         let run = EvaluationRun(compiled: compiled, settings: EvaluationSettings(), threads: threads)
-        let t = Clock.seconds { for b in batches { run.process(b) } }
-        return (t, run)
+        let t = Clock.wallAndCPU { for b in batches { run.process(b) } }
+        return (t.wall, run, t.cpu)
     }
 
     /// Times in-memory evaluation at every thread count (warm-up, repeats, median), checks the
@@ -50,9 +50,10 @@ struct EvaluateSuites {
         var reference: (count: Int, hash: UInt64)? = nil
         var rates: [Int: Double] = [:]
         for threads in threadCounts {
-            var times: [Double] = []
+            var times: [Double] = [], cpus: [Double] = []
             for r in 0...repeats {  // run 0 is the warm-up
-                let (t, run) = evaluate(compiled, batches, threads: threads)
+                let (t, run, cpu) = evaluate(compiled, batches, threads: threads)
+                if r > 0 { cpus.append(cpu) }
                 precondition(run.fixes == total, "every fix evaluated")
                 let fp = eventFingerprint(run)
                 if let reference {
@@ -65,9 +66,12 @@ struct EvaluateSuites {
             }
             let rate = Double(total) / Stats.median(times)
             rates[threads] = rate
+            let cpuRate = Double(total) / Stats.median(cpus)
             report.add(BenchResult(suite: suite, workload: workload, engine: "ours \(threads) thread\(threads == 1 ? "" : "s")", metric: "fixes/s",
                                    value: rate, higherIsBetter: true, fences: fences, fixes: total,
-                                   note: String(format: "%d fixes, %d events, median of %d (%.3f s)", total, reference!.count, repeats, Stats.median(times))))
+                                   note: String(format: "%d fixes, %d events, median of %d (%.3f s); %@ fixes per CPU-second", total, reference!.count,
+                                                repeats, Stats.median(times), Report.number(cpuRate)),
+                                   cpuValue: cpuRate))
         }
         if let one = rates[1], let many = rates.filter({ $0.key > 1 }).max(by: { $0.key < $1.key }) {
             report.ratio(suite, workload, "\(many.key)t/1t", many.value / one)
@@ -81,16 +85,17 @@ struct EvaluateSuites {
         var reference: (count: Int, hash: UInt64)? = nil
         var rates: [Int: Double] = [:]
         for threads in threadCounts {
-            var times: [Double] = []
+            var times: [Double] = [], cpus: [Double] = []
             var fixes = 0
             for r in 0...repeats {
                 let run = EvaluationRun(compiled: compiled, settings: EvaluationSettings(), threads: threads)
                 var batch: [Fix] = []
                 batch.reserveCapacity(RandomWalk.batchSize)
-                let t = try Clock.seconds {
+                let (t, cpu) = try Clock.wallAndCPU {
                     let reader = try LogReader(path: path)
                     while try reader.next(into: &batch, max: RandomWalk.batchSize) { run.process(batch) }
                 }
+                if r > 0 { cpus.append(cpu) }
                 fixes = run.fixes
                 if let e = expectedFixes { precondition(fixes == e, "every row read (\(fixes) of \(e))") }
                 let fp = eventFingerprint(run)
@@ -101,8 +106,9 @@ struct EvaluateSuites {
             rates[threads] = Double(fixes) / s
             report.add(BenchResult(suite: suite, workload: workload, engine: "ours \(threads) thread\(threads == 1 ? "" : "s")" + engineSuffix, metric: "fixes/s",
                                    value: Double(fixes) / s, higherIsBetter: true, fences: fences, fixes: fixes,
-                                   note: String(format: "CSV %.0f MB, %.0f MB/s, %d events, median of %d", Double(bytes) / 1e6, Double(bytes) / s / 1e6,
-                                                reference!.count, repeats)))
+                                   note: String(format: "CSV %.0f MB, %.0f MB/s, %d events, median of %d; %@ fixes per CPU-second", Double(bytes) / 1e6,
+                                                Double(bytes) / s / 1e6, reference!.count, repeats, Report.number(Double(fixes) / Stats.median(cpus))),
+                                   cpuValue: Double(fixes) / Stats.median(cpus)))
         }
         if let one = rates[1], let many = rates.filter({ $0.key > 1 }).max(by: { $0.key < $1.key }) {
             report.ratio(suite, workload, "\(many.key)t/1t" + engineSuffix, many.value / one)
@@ -159,7 +165,7 @@ struct EvaluateSuites {
             let threads = threadCounts.last!
             var times: [Double] = []
             for r in 0...(warmed ? 0 : 1) {
-                let (t, run) = evaluate(compiled, batches, threads: threads)
+                let (t, run, _) = evaluate(compiled, batches, threads: threads)
                 precondition(run.fixes == fixes)
                 if warmed || r > 0 { times.append(t) }
             }

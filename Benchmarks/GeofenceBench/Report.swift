@@ -21,6 +21,8 @@ struct BenchResult {
     var note: String? = nil
     /// For CPU-time throughputs: the wall-clock figure, and the share of samples left out of the percentiles.
     var wallValue: Double? = nil
+    /// For wall-clock throughputs (evaluate): the same work per second of process CPU time (all threads).
+    var cpuValue: Double? = nil
     var discarded: Double? = nil
 
     var key: String { "\(suite) | \(workload) | \(engine) | \(metric)" }
@@ -143,7 +145,7 @@ final class Report {
                                          higherIsBetter: x["higher_is_better"]?.boolValue ?? true,
                                          p50: x["p50_ns"]?.doubleValue, p90: x["p90_ns"]?.doubleValue, p99: x["p99_ns"]?.doubleValue,
                                          fences: x["fences"]?.doubleValue.map { Int($0) }, fixes: x["fixes"]?.doubleValue.map { Int($0) },
-                                         note: x["note"]?.stringValue, wallValue: x["wall_value"]?.doubleValue,
+                                         note: x["note"]?.stringValue, wallValue: x["wall_value"]?.doubleValue, cpuValue: x["cpu_value"]?.doubleValue,
                                          discarded: x["descheduled_fraction"]?.doubleValue))
         }
         return r
@@ -169,6 +171,7 @@ final class Report {
             if let f = r.fences { o.append(("fences", .number(Double(f)))) }
             if let f = r.fixes { o.append(("fixes", .number(Double(f)))) }
             if let w = r.wallValue { o.append(("wall_value", num(w))) }
+            if let c = r.cpuValue { o.append(("cpu_value", num(c))) }
             if let d = r.discarded { o.append(("descheduled_fraction", num(d))) }
             if let n = r.note { o.append(("note", .string(n))) }
             return .object(o)
