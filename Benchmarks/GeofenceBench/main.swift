@@ -1,1 +1,18 @@
-print("bench")
+import Foundation
+import GeofenceEngine
+
+// geofence-bench: the benchmark runner (DESIGN §9, issues 3, 4 and 7).
+
+#if DEBUG
+FileHandle.standardError.write(Data("""
+geofence-bench: refusing to run from a debug build: timings would be meaningless.
+Build and run the release product:
+    swift build -c release --product geofence-bench && .build/release/geofence-bench
+
+""".utf8))
+exit(2)
+#else
+let options = BenchOptions.parse(Array(CommandLine.arguments.dropFirst()))
+let runner = Runner(options: options)
+exit(runner.run())
+#endif

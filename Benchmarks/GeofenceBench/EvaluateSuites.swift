@@ -1,0 +1,265 @@
+import FenceIndex
+import Foundation
+import GeofenceEngine
+
+/// The evaluate suites (issue 4 item 8, issue 7): end to end from in-memory
+/// fixes and from a CSV file, 1 and 2 threads, synthetic and real.
+struct EvaluateSuites {
+    let options: BenchOptions
+    let report: Report
+    let data: RealData?
+
+    var sizes: [Int] { options.quick ? [1_000, 10_000] : [1_000, 10_000, 100_000, 1_000_000] }
+    var fixCount: Int { options.quick ? 100_000 : 1_000_000 }
+    /// Evaluate workloads: dense (scaled cities, about one fence per fix) and sparse (uniform world).
+    static let kinds = ["scaled-cities", "uniform"]
+    var repeats: Int { options.quick ? 1 : 3 }
+    var threadCounts: [Int] { Array(Set([1, max(2, ProcessInfo.processInfo.activeProcessorCount)])).sorted() }
+
+    func selected(_ suite: String, _ workload: String) -> Bool {
+        options.filters.isEmpty || options.filters.contains { "\(suite) \(workload)".lowercased().contains($0) }
+    }
+
+    func run() throws {
+        for kind in EvaluateSuites.kinds {
+            for n in sizes {
+                let name = "\(kind) \(Synthetic.sizeName(n))"
+                if selected("evaluate-memory", name) || selected("evaluate-file", name) { try synthetic(n, kind: kind) }
+            }
+        }
+        if !options.quick && selected("evaluate-fixes", "scaled-cities 100k") { try fixScaling() }
+        fitFenceScaling()
+        if let data { try real(data) }
+    }
+
+    // MARK: Timing one run
+
+    /// Evaluates batches with `threads` workers; returns seconds and the run (for checks).
+    func evaluate(_ compiled: CompiledFences, _ batches: [[Fix]], threads: Int) -> (Double, EvaluationRun, Double) {
+        let run = EvaluationRun(compiled: compiled, settings: EvaluationSettings(), threads: threads)
+        let t = Clock.wallAndCPU { for b in batches { run.process(b) } }
+        return (t.wall, run, t.cpu)
+    }
+
+    /// Times in-memory evaluation at every thread count (warm-up, repeats, median), checks the
+    /// event stream is identical across runs and thread counts, and reports fixes/s.
+    @discardableResult
+    func inMemory(_ workload: String, _ compiled: CompiledFences, _ batches: [[Fix]], suite: String,
+                  fences: Int, repeats: Int) -> [Int: Double] {
+        let total = batches.reduce(0) { $0 + $1.count }
+        var reference: (count: Int, hash: UInt64)? = nil
+        var rates: [Int: Double] = [:]
+        for threads in threadCounts {
+            var times: [Double] = [], cpus: [Double] = []
+            for r in 0...repeats {  // run 0 is the warm-up
+                let (t, run, cpu) = evaluate(compiled, batches, threads: threads)
+                if r > 0 { cpus.append(cpu) }
+                precondition(run.fixes == total, "every fix evaluated")
+                let fp = eventFingerprint(run)
+                if let reference {
+                    precondition(fp == reference, "event stream differs between runs or thread counts (\(fp.count) vs \(reference.count) events)")
+                } else {
+                    reference = fp
+                }
+                if r > 0 { times.append(t) }
+                blackHole(run)
+            }
+            let rate = Double(total) / Stats.median(times)
+            rates[threads] = rate
+            let cpuRate = Double(total) / Stats.median(cpus)
+            report.add(BenchResult(suite: suite, workload: workload, engine: "ours \(threads) thread\(threads == 1 ? "" : "s")", metric: "fixes/s",
+                                   value: rate, higherIsBetter: true, fences: fences, fixes: total,
+                                   note: String(format: "%d fixes, %d events, median of %d (%.3f s); %@ fixes per CPU-second", total, reference!.count,
+                                                repeats, Stats.median(times), Report.number(cpuRate)),
+                                   cpuValue: cpuRate))
+        }
+        if let one = rates[1], let many = rates.filter({ $0.key > 1 }).max(by: { $0.key < $1.key }) {
+            report.ratio(suite, workload, "\(many.key)t/1t", many.value / one)
+        }
+        return rates
+    }
+
+    /// Times LogReader → EvaluationRun over a file (the CLI's loop, without writing events).
+    func fromFile(_ workload: String, _ compiled: CompiledFences, path: String, bytes: Int, suite: String,
+                  fences: Int, repeats: Int, expectedFixes: Int?, engineSuffix: String = "") throws {
+        var reference: (count: Int, hash: UInt64)? = nil
+        var rates: [Int: Double] = [:]
+        for threads in threadCounts {
+            var times: [Double] = [], cpus: [Double] = []
+            var fixes = 0
+            for r in 0...repeats {
+                let run = EvaluationRun(compiled: compiled, settings: EvaluationSettings(), threads: threads)
+                var batch: [Fix] = []
+                batch.reserveCapacity(RandomWalk.batchSize)
+                let (t, cpu) = try Clock.wallAndCPU {
+                    let reader = try LogReader(path: path)
+                    while try reader.next(into: &batch, max: RandomWalk.batchSize) { run.process(batch) }
+                }
+                if r > 0 { cpus.append(cpu) }
+                fixes = run.fixes
+                if let e = expectedFixes { precondition(fixes == e, "every row read (\(fixes) of \(e))") }
+                let fp = eventFingerprint(run)
+                if let reference { precondition(fp == reference, "event stream differs between runs or thread counts") } else { reference = fp }
+                if r > 0 { times.append(t) }
+            }
+            let s = Stats.median(times)
+            rates[threads] = Double(fixes) / s
+            report.add(BenchResult(suite: suite, workload: workload, engine: "ours \(threads) thread\(threads == 1 ? "" : "s")" + engineSuffix, metric: "fixes/s",
+                                   value: Double(fixes) / s, higherIsBetter: true, fences: fences, fixes: fixes,
+                                   note: String(format: "CSV %.0f MB, %.0f MB/s, %d events, median of %d; %@ fixes per CPU-second", Double(bytes) / 1e6,
+                                                Double(bytes) / s / 1e6, reference!.count, repeats, Report.number(Double(fixes) / Stats.median(cpus))),
+                                   cpuValue: Double(fixes) / Stats.median(cpus)))
+        }
+        if let one = rates[1], let many = rates.filter({ $0.key > 1 }).max(by: { $0.key < $1.key }) {
+            report.ratio(suite, workload, "\(many.key)t/1t" + engineSuffix, many.value / one)
+        }
+    }
+
+    // MARK: Synthetic
+
+    func synthetic(_ n: Int, kind: String) throws {
+        let w = kind == "uniform" ? Synthetic.uniform(count: n, queries: 0, seed: options.seed) : Synthetic.scaledCities(count: n, seed: options.seed)
+        report.section("evaluate · \(w.name) fences, \(fixCount) random-walk fixes")
+        let compiled = try CompiledFences(RandomWalk.engineFences(w.circles))
+        let batches = RandomWalk.batches(fences: w.circles, fixes: fixCount, seed: options.seed)
+        checkSample(compiled.index, w.circles, batches)
+        if selected("evaluate-memory", w.name) {
+            inMemory(w.name, compiled, batches, suite: "evaluate-memory", fences: n, repeats: repeats)
+        }
+        if selected("evaluate-file", w.name) {
+            let dir = NSTemporaryDirectory() + "geofence-bench-\(getpid())"
+            try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(atPath: dir) }
+            let path = dir + "/fixes.csv"
+            let bytes = try RandomWalk.writeCSV(batches, to: path)
+            try fromFile(w.name, compiled, path: path, bytes: bytes, suite: "evaluate-file", fences: n, repeats: repeats,
+                         expectedFixes: fixCount)
+        }
+    }
+
+    /// Checks the index against the brute force on a sample of the fixes (state as DESIGN §3 with accuracy).
+    func checkSample(_ index: FenceIndex, _ circles: [CircleFence], _ batches: [[Fix]]) {
+        let brute = BruteForce(circles)
+        var rng = SeededRandom(seed: options.seed ^ 0x5EED_0005)
+        let sample = min(2_000, max(100, Int(2e8 / Double(circles.count))))
+        var a: [Int32] = [], b: [Int32] = []
+        for _ in 0..<sample {
+            let batch = batches[rng.int(batches.count)]
+            let f = batch[rng.int(batch.count)]
+            index.containing(lat: f.lat, lon: f.lon, into: &a)
+            brute.containing(Point(lat: f.lat, lon: f.lon), into: &b)
+            precondition(Fingerprint.set(a) == Fingerprint.set(b), "index and brute force disagree at fix \(f)")
+        }
+    }
+
+    func fixScaling() throws {
+        let n = 100_000
+        let w = Synthetic.scaledCities(count: n, seed: options.seed)
+        report.section("evaluate · fix-count scaling, \(w.name) fences")
+        let compiled = try CompiledFences(RandomWalk.engineFences(w.circles))
+        var points: [(x: Double, y: Double)] = []
+        // Warm-up once on the smallest; then one timed run per size (10M fixes take a while here).
+        var warmed = false
+        for fixes in [1_000_000, 3_000_000, 10_000_000] {
+            let batches = RandomWalk.batches(fences: w.circles, fixes: fixes, seed: options.seed)
+            let threads = threadCounts.last!
+            var times: [Double] = []
+            for r in 0...(warmed ? 0 : 1) {
+                let (t, run, _) = evaluate(compiled, batches, threads: threads)
+                precondition(run.fixes == fixes)
+                if warmed || r > 0 { times.append(t) }
+            }
+            warmed = true
+            let s = Stats.median(times)
+            points.append((Double(fixes), s))
+            report.add(BenchResult(suite: "evaluate-fixes", workload: "\(w.name) × \(Synthetic.sizeName(fixes)) fixes",
+                                   engine: "ours \(threads) threads", metric: "fixes/s", value: Double(fixes) / s, higherIsBetter: true,
+                                   fences: n, fixes: fixes, note: String(format: "%.3f s, one timed run, %d devices", s, fixes / RandomWalk.fixesPerDevice)))
+        }
+        if let k = Stats.logLogSlope(points) {
+            report.scaling.append(ScalingFit(what: "evaluate time vs fixes (100k fences, \(threadCounts.last!) threads)", exponent: k, points: points))
+        }
+    }
+
+    func fitFenceScaling() {
+        for kind in EvaluateSuites.kinds {
+            for threads in threadCounts {
+                let engine = "ours \(threads) thread\(threads == 1 ? "" : "s")"
+                let pts: [(x: Double, y: Double)] = report.results.compactMap { r in
+                    guard r.suite == "evaluate-memory", r.engine == engine, r.workload.hasPrefix(kind + " "), let f = r.fences, let x = r.fixes else { return nil }
+                    return (Double(f), Double(x) / r.value)
+                }
+                if pts.count >= 2, let k = Stats.logLogSlope(pts) {
+                    report.scaling.append(ScalingFit(what: "evaluate time vs fences (\(kind), \(fixCount) fixes, \(engine))", exponent: k, points: pts))
+                }
+            }
+        }
+    }
+
+    // MARK: Real
+
+    struct RealCase {
+        var name: String
+        var fenceFiles: [String]
+        var trace: String
+    }
+
+    func realCases(_ data: RealData) -> [RealCase] {
+        let trace = data.traceName
+        let counties = data.path("data/fetched/us_counties.geojson") != nil ? "data/fetched/us_counties.geojson" : "data/us_counties_va_nc.geojson"
+        var cases = [
+            RealCase(name: "airports+ports × AIS", fenceFiles: ["data/airports.csv", "data/ports.csv"], trace: trace),
+            RealCase(name: "counties × AIS", fenceFiles: [counties], trace: trace),
+            RealCase(name: "airports+ports+counties × AIS", fenceFiles: ["data/airports.csv", "data/ports.csv", counties], trace: trace),
+        ]
+        if data.hasFetched {
+            cases.append(RealCase(name: "cities × AIS", fenceFiles: ["data/fetched/cities.csv"], trace: trace))
+        }
+        return cases
+    }
+
+    func real(_ data: RealData) throws {
+        for c in realCases(data) where selected("evaluate-real", c.name) {
+            let (fences, dropped) = try data.fences(c.fenceFiles)
+            let (fixes, devices) = try data.fixes(c.trace)
+            report.section("evaluate-real · \(c.name): \(fences.count) fences (\(c.fenceFiles.joined(separator: " + "))), \(fixes.count) fixes of \(devices) devices (\(c.trace))")
+            if dropped > 0 { report.note("\(dropped) invalid fences dropped") }
+            let compiled = try CompiledFences(fences)
+            let index = compiled.index
+
+            // The join alone (what the peers measure): every fix against the index, pairs counted.
+            var buf: [Int32] = []
+            var pairs = 0
+            for f in fixes {
+                index.containing(lat: f.lat, lon: f.lon, into: &buf)
+                pairs += buf.count
+            }
+            let join = timeQueries(count: fixes.count, repeats: max(repeats, 3), warmup: fixes.count) { i in
+                index.containing(lat: fixes[i].lat, lon: fixes[i].lon, into: &buf)
+                return buf.count
+            }
+            var recount = 0
+            for f in fixes { index.containing(lat: f.lat, lon: f.lon, into: &buf); recount += buf.count }
+            precondition(recount == pairs, "join answer changed")
+            report.add(BenchResult(suite: "evaluate-real", workload: c.name, engine: "ours join", metric: "fixes/s", value: join.perSecond,
+                                   higherIsBetter: true, p50: join.p50, p90: join.p90, p99: join.p99, fences: fences.count, fixes: fixes.count,
+                                   note: "containing() per fix, 1 thread, no state machine (the peers' workload); CPU time; wall " + Report.number(join.wallPerSecond) + "/s",
+                                   wallValue: join.wallPerSecond, discarded: join.discarded))
+            report.add(BenchResult(suite: "evaluate-real", workload: c.name, engine: "pairs", metric: "count", value: Double(pairs),
+                                   higherIsBetter: true, fences: fences.count, fixes: fixes.count,
+                                   note: "(fix, fence) pairs with the fix inside (answer check for the peers)"))
+            var batches: [[Fix]] = []
+            var k = 0
+            while k < fixes.count {
+                batches.append(Array(fixes[k..<min(fixes.count, k + RandomWalk.batchSize)]))
+                k += RandomWalk.batchSize
+            }
+            inMemory(c.name, compiled, batches, suite: "evaluate-real", fences: fences.count, repeats: max(repeats, 5))
+            if let path = data.path(c.trace) {
+                let bytes = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+                try fromFile(c.name, compiled, path: path, bytes: bytes, suite: "evaluate-real", fences: fences.count,
+                             repeats: max(repeats, 3), expectedFixes: fixes.count, engineSuffix: " file")
+            }
+        }
+    }
+}

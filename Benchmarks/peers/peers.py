@@ -1,0 +1,300 @@
+#!/usr/bin/env python3
+"""Peers of geofence on the same real files: shapely 2 (STRtree) and DuckDB spatial.
+
+Run through run-peers.sh, which first runs geofence-bench's evaluate-real suite on the same
+files and hands its JSON here (--ours), so the table's ratios come from one run.
+
+What each peer does (the fair thing each library can do):
+  circles  shapely has no geodesic circle. STRtree over each circle's lon/lat bounding box in
+           degrees (the same conservative spherical-cap box geofence indexes; a box crossing
+           the antimeridian is inserted as two), query with the fixes' points (box candidates),
+           then the exact test vectorised in numpy: haversine distance with the same error
+           bound geofence uses (Geodesy.Sphere: 0.75 % + 1 mm) decides clear cases, and the
+           undecided ones go to pyproj's Geod.inv (PROJ geod_inverse, Karney, WGS84), the
+           same function geofence calls. The answer is exact and must equal ours pair for pair
+           (pair counts are compared).
+  polygons shapely: covered_by / covers on STRtree, both directions (tree of counties queried
+           with points, or tree of points queried with prepared counties); the faster is
+           shapely's figure. DuckDB spatial: ST_Covers join of points x counties
+           (its spatial join operator), all cores.
+Timed by wall clock (median of --repeats after a warm-up), with the thread's CPU time kept for
+the single-threaded joins (this machine is shared; CPU time is the steadier basis). Timed: the join alone (making point geometries from the fix arrays, querying, exact test,
+counting pairs); loading files and building the fence tree are excluded, as geofence-bench
+excludes compiling the fences. Ours: the join alone (containing() per fix, 1 thread) and the
+whole evaluation (state machine, events) from memory and from the CSV file.
+"""
+import argparse
+import csv
+import json
+import math
+import os
+import platform
+import statistics
+import sys
+import time
+
+import numpy as np
+import shapely
+from pyproj import Geod
+
+R = 6_371_008.771415  # Geodesy.Sphere.meanRadius
+REL = 0.0075          # Geodesy.Sphere.relativeError
+ABS = 0.001           # Geodesy.Sphere.absoluteError
+GEOD = Geod(ellps="WGS84")
+
+
+def load_circles(paths):
+    lat, lon, rad = [], [], []
+    for p in paths:
+        with open(p, newline="", encoding="utf-8") as f:
+            for row in csv.DictReader(f):
+                lat.append(float(row["lat"])); lon.append(float(row["lon"])); rad.append(float(row["radius"]))
+    return np.array(lat), np.array(lon), np.array(rad)
+
+
+def load_fixes(path):
+    lat, lon = [], []
+    with open(path, newline="", encoding="utf-8") as f:
+        for row in csv.DictReader(f):
+            lat.append(float(row["lat"])); lon.append(float(row["lon"]))
+    return np.array(lat), np.array(lon)
+
+
+def cap_boxes(lat, lon, rad):
+    """Conservative lon/lat boxes of geodesic circles; returns (boxes, owner index)."""
+    angle = (rad + ABS) / (1 - REL) / R * (1 + 1e-9)
+    dlat = np.degrees(angle)
+    south = np.maximum(-90, lat - dlat)
+    north = np.minimum(90, lat + dlat)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        s = np.sin(angle) / np.cos(np.radians(lat))
+    full = (north >= 90) | (south <= -90) | (s >= 1) | (angle >= math.pi / 2)
+    dlon = np.where(full, 180.0, np.degrees(np.arcsin(np.clip(s, -1, 1))) * (1 + 1e-9))
+    west = np.where(full, -180.0, lon - dlon)
+    east = np.where(full, 180.0, lon + dlon)
+    idx = np.arange(len(lat))
+    parts = []
+    normal = (west >= -180) & (east <= 180)
+    parts.append((west[normal], south[normal], east[normal], north[normal], idx[normal]))
+    lo = west < -180  # wraps west of -180
+    parts.append((west[lo] + 360, south[lo], np.full(lo.sum(), 180.0), north[lo], idx[lo]))
+    parts.append((np.full(lo.sum(), -180.0), south[lo], east[lo], north[lo], idx[lo]))
+    hi = east > 180
+    parts.append((west[hi], south[hi], np.full(hi.sum(), 180.0), north[hi], idx[hi]))
+    parts.append((np.full(hi.sum(), -180.0), south[hi], east[hi] - 360, north[hi], idx[hi]))
+    cat = [np.concatenate(x) for x in zip(*parts)]
+    return shapely.box(cat[0], cat[1], cat[2], cat[3]), cat[4]
+
+
+def circle_join(tree, owner, clat, clon, crad, flat, flon):
+    """Pairs (fix, circle) with geodesic distance <= radius."""
+    pts = shapely.points(flon, flat)
+    fi, ti = tree.query(pts)
+    ci = owner[ti]
+    la1, lo1 = np.radians(clat[ci]), np.radians(clon[ci])
+    la2, lo2 = np.radians(flat[fi]), np.radians(flon[fi])
+    h = np.sin((la2 - la1) * 0.5) ** 2 + np.cos(la1) * np.cos(la2) * np.sin((lo2 - lo1) * 0.5) ** 2
+    d = 2 * np.arcsin(np.minimum(1, np.sqrt(h))) * R
+    slack = REL * d + ABS
+    lower = (d - slack) * (1 - 1e-9)
+    upper = (d + slack) * (1 + 1e-9)
+    r = crad[ci]
+    inside = upper <= r
+    unsure = ~inside & ~(lower > r)
+    if unsure.any():
+        _, _, s12 = GEOD.inv(clon[ci][unsure], clat[ci][unsure], flon[fi][unsure], flat[fi][unsure])
+        inside[unsure] = s12 <= r[unsure]
+    if len(owner) != len(clat):  # boxes split at the antimeridian: count a pair once
+        key = fi[inside].astype(np.int64) * len(clat) + ci[inside]
+        return int(np.unique(key).size)
+    return int(inside.sum())
+
+
+CPU = {}  # label -> median thread CPU seconds of the last timed() call
+
+
+def timed(fn, repeats, label=None):
+    """Median wall seconds (and, under `label`, median thread CPU seconds) of `repeats` runs after a warm-up."""
+    fn()  # warm-up
+    times, cpus, result = [], [], None
+    for _ in range(repeats):
+        c0 = time.thread_time()
+        t0 = time.perf_counter()
+        result = fn()
+        times.append(time.perf_counter() - t0)
+        cpus.append(time.thread_time() - c0)
+    if label:
+        CPU[label] = statistics.median(cpus)
+    return statistics.median(times), result
+
+
+def load_counties(path):
+    with open(path, encoding="utf-8") as f:
+        fc = json.load(f)
+    return shapely.from_geojson([json.dumps(ft["geometry"]) for ft in fc["features"]])
+
+
+def duckdb_polygons(root, poly_path, fix_path, repeats):
+    try:
+        import duckdb
+        import duckdb_extension_spatial
+    except ImportError as e:
+        return None, f"duckdb not installed: {e}"
+    import glob
+    ext = glob.glob(os.path.join(os.path.dirname(duckdb_extension_spatial.__file__), "extensions", "*", "spatial.duckdb_extension"))
+    con = duckdb.connect()
+    try:
+        con.sql("INSTALL spatial; LOAD spatial;")
+        how = "INSTALL spatial"
+    except Exception:
+        if not ext:
+            return None, "spatial extension: INSTALL failed (no network to the DuckDB extension site) and no PyPI copy"
+        con.sql(f"LOAD '{ext[0]}'")
+        how = "spatial extension from PyPI duckdb-extension-spatial, LOAD by path (INSTALL needs the DuckDB extension site)"
+    con.execute("CREATE TABLE counties AS SELECT geom FROM ST_Read(?)", [poly_path])
+    con.execute("CREATE TABLE fixes AS SELECT lat::DOUBLE AS lat, lon::DOUBLE AS lon FROM read_csv(?, header=true)", [fix_path])
+    q = "SELECT count(*) FROM (SELECT ST_Point(lon, lat) AS p FROM fixes) f JOIN counties c ON ST_Covers(c.geom, f.p)"
+    plan = " ".join(r[1] for r in con.sql("EXPLAIN " + q).fetchall())
+    join_op = "SPATIAL_JOIN" if "SPATIAL_JOIN" in plan else ("PIECEWISE_MERGE_JOIN/NESTED_LOOP" if "NESTED_LOOP" in plan else "see EXPLAIN")
+    threads = con.sql("SELECT current_setting('threads')").fetchone()[0]
+    secs, pairs = timed(lambda: con.sql(q).fetchone()[0], repeats)
+    return {"seconds": secs, "pairs": int(pairs), "threads": int(threads), "operator": join_op, "how": how,
+            "version": duckdb.__version__}, None
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--root", required=True, help="repository root (holding data/)")
+    ap.add_argument("--ours", help="geofence-bench --json output of the evaluate-real suite (same run)")
+    ap.add_argument("--json", help="write the side-by-side results here")
+    ap.add_argument("--repeats", type=int, default=3)
+    a = ap.parse_args()
+
+    root = a.root
+    fetched = os.path.exists(os.path.join(root, "data/fetched/cities.csv"))
+    trace = "data/fetched/ais_us_coastal.csv" if fetched else "data/virginia_beach_ais.csv"
+    counties = "data/fetched/us_counties.geojson" if fetched else "data/us_counties_va_nc.geojson"
+    flat, flon = load_fixes(os.path.join(root, trace))
+    nfix = len(flat)
+
+    ours = {}
+    ours_cpu = {}
+    if a.ours:
+        with open(a.ours, encoding="utf-8") as f:
+            for r in json.load(f)["results"]:
+                if r["suite"] == "evaluate-real":
+                    # Wall clock for every row (the peers are timed by wall clock too); the join's
+                    # CPU-time figure is kept to compare with the peers' thread CPU time.
+                    ours[(r["workload"], r["engine"])] = r.get("wall_value", r["value"])
+                    if "wall_value" in r:
+                        ours_cpu[(r["workload"], r["engine"])] = r["value"]
+
+    rows = []  # (workload, engine, threads, fixes/s wall, pairs, note)
+    cpu_rates = {}  # (workload, engine) -> fixes per CPU second, single-threaded joins only
+    fence_counts = {}
+
+    def add_ours(workload):
+        for engine, threads, note in [("ours join", 1, "containing() per fix, join alone"),
+                                      ("ours 1 thread", 1, "evaluate end to end, in memory"),
+                                      ("ours 2 threads", 2, "evaluate end to end, in memory"),
+                                      ("ours 2 threads file", 2, "evaluate end to end from the CSV (parse included)")]:
+            v = ours.get((workload, engine))
+            if v is not None:
+                rows.append((workload, engine, threads, v, ours.get((workload, "pairs")), note))
+            if (workload, engine) in ours_cpu:
+                cpu_rates[(workload, engine)] = ours_cpu[(workload, engine)]
+
+    circle_cases = [("airports+ports × AIS", ["data/airports.csv", "data/ports.csv"])]
+    if fetched:
+        circle_cases.append(("cities × AIS", ["data/fetched/cities.csv"]))
+    for name, files in circle_cases:
+        clat, clon, crad = load_circles([os.path.join(root, p) for p in files])
+        fence_counts[name] = len(clat)
+        t0 = time.perf_counter()
+        boxes, owner = cap_boxes(clat, clon, crad)
+        tree = shapely.STRtree(boxes)
+        build = time.perf_counter() - t0
+        secs, pairs = timed(lambda: circle_join(tree, owner, clat, clon, crad, flat, flon), a.repeats, label=name)
+        cpu_rates[(name, "shapely STRtree")] = nfix / CPU[name]
+        add_ours(name)
+        rows.append((name, "shapely STRtree", 1, nfix / secs, pairs,
+                     f"box query + numpy haversine bound + pyproj Geod.inv near the edge; tree build {build * 1e3:.0f} ms excluded"))
+
+    name = "counties × AIS"
+    polys = load_counties(os.path.join(root, counties))
+    fence_counts[name] = len(polys)
+    t0 = time.perf_counter()
+    ptree = shapely.STRtree(polys)
+    build = time.perf_counter() - t0
+
+    def polys_tree():
+        pts = shapely.points(flon, flat)
+        return int(ptree.query(pts, predicate="covered_by").shape[1])
+
+    def points_tree():
+        pts = shapely.points(flon, flat)
+        t = shapely.STRtree(pts)
+        return int(t.query(polys, predicate="covers").shape[1])
+
+    s1, p1 = timed(polys_tree, a.repeats, label="ct")
+    s2, p2 = timed(points_tree, a.repeats, label="pt")
+    cpu_rates[(name, "shapely counties-tree")] = nfix / CPU["ct"]
+    cpu_rates[(name, "shapely points-tree")] = nfix / CPU["pt"]
+    add_ours(name)
+    rows.append((name, "shapely counties-tree", 1, nfix / s1, p1, f"STRtree(counties).query(points, covered_by); build {build * 1e3:.0f} ms excluded"))
+    rows.append((name, "shapely points-tree", 1, nfix / s2, p2, "STRtree(points) built per run, .query(counties, covers) (prepared)"))
+    dres, err = duckdb_polygons(root, os.path.join(root, counties), os.path.join(root, trace), a.repeats)
+    if dres:
+        rows.append((name, "duckdb spatial", dres["threads"], nfix / dres["seconds"], dres["pairs"],
+                     f"DuckDB {dres['version']} ST_Covers join ({dres['operator']}); {dres['how']}"))
+    else:
+        rows.append((name, "duckdb spatial", 0, float("nan"), None, err))
+
+    # Table and ratios.
+    print(f"\npeers on {trace} ({nfix} fixes); Python {platform.python_version()}, shapely {shapely.__version__} "
+          f"(GEOS {shapely.geos_version_string}), numpy {np.__version__}")
+    def fmt(v):
+        if v is None or v != v:
+            return "n/a"
+        return f"{v / 1e6:.2f} M" if v >= 1e6 else f"{v / 1e3:.1f} k"
+    print(f"{'workload':26}{'engine':24}{'thr':>4}{'fixes/s wall':>14}{'fixes/s CPU':>13}{'pairs':>10}  note")
+    for w, e, t, v, p, note in rows:
+        c = cpu_rates.get((w, e))
+        print(f"{w:26}{e:24}{t:>4}{fmt(v):>14}{fmt(c) if c else '':>13}{'' if p is None else p:>10}  {note}")
+    ratios = []
+    print("\nratios (same run):")
+    workloads = []
+    for r in rows:
+        if r[0] not in workloads:
+            workloads.append(r[0])
+    for w in workloads:
+        wr = [r for r in rows if r[0] == w]
+        peers = [r for r in wr if not r[1].startswith("ours") and r[3] == r[3]]
+        mine = [r for r in wr if r[1].startswith("ours")]
+        pairs_ours = next((r[4] for r in mine if r[4] is not None), None)
+        for p in peers:
+            if pairs_ours is not None and p[4] != pairs_ours:
+                print(f"  {w}: {p[1]} found {p[4]} pairs, ours {pairs_ours} (answers differ)")
+            for m in mine:
+                ratio = m[3] / p[3]
+                ratios.append({"workload": w, "ours": m[1], "peer": p[1], "ratio": ratio, "basis": "wall"})
+                print(f"  {w:26}{m[1]:22} / {p[1]:22} {ratio:8.1f}×  (wall)")
+                if (w, m[1]) in cpu_rates and (w, p[1]) in cpu_rates:
+                    rc = cpu_rates[(w, m[1])] / cpu_rates[(w, p[1])]
+                    ratios.append({"workload": w, "ours": m[1], "peer": p[1], "ratio": rc, "basis": "cpu"})
+                    print(f"  {w:26}{m[1]:22} / {p[1]:22} {rc:8.1f}×  (CPU time, both 1 thread)")
+    if a.json:
+        out = {"trace": trace, "fixes": nfix, "python": platform.python_version(), "shapely": shapely.__version__,
+               "shapely_geos": shapely.geos_version_string, "numpy": np.__version__,
+               "rows": [{"workload": w, "engine": e, "threads": t, "fences": fence_counts.get(w),
+                         "fixes_per_second": (v if v == v else None), "fixes_per_cpu_second": cpu_rates.get((w, e)),
+                         "pairs": p, "note": n}
+                        for w, e, t, v, p, n in rows],
+               "ratios": ratios}
+        with open(a.json, "w", encoding="utf-8") as f:
+            json.dump(out, f, indent=1)
+        print(f"wrote {a.json}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

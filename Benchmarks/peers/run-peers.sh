@@ -1,0 +1,31 @@
+#!/bin/sh
+# The side-by-side comparison of issue 4/7: geofence vs shapely 2 and DuckDB spatial on the same
+# real files, in one run. Installs the peers into Benchmarks/peers/.venv (git-ignored) from PyPI.
+#
+#   Benchmarks/peers/run-peers.sh            table on stdout; JSON in Benchmarks/results/
+#   OUT=/tmp/x Benchmarks/peers/run-peers.sh results elsewhere
+set -eu
+cd "$(dirname "$0")/../.."
+ROOT=$(pwd)
+PEERS=$ROOT/Benchmarks/peers
+VENV=$PEERS/.venv
+OUT=${OUT:-$ROOT/Benchmarks/results}
+PY=${PYTHON:-python3}
+
+[ -f data/fetched/cities.csv ] || ./scripts/fetch-data
+if [ ! -x "$VENV/bin/python" ]; then
+    "$PY" -m venv "$VENV"
+fi
+"$VENV/bin/pip" install -q --disable-pip-version-check -r "$PEERS/requirements.txt"
+
+swift build -c release --product geofence-bench
+mkdir -p "$OUT"
+echo "== ours: geofence-bench --filter evaluate-real"
+.build/release/geofence-bench --filter evaluate-real --json "$OUT/peers-ours.json"
+echo "== peers"
+"$VENV/bin/python" "$PEERS/peers.py" --root "$ROOT" --ours "$OUT/peers-ours.json" --json "$OUT/peers.json"
+# The chart with the peers, when a full run's JSON is there (make bench / geofence-bench --json).
+if [ -f "$OUT/full.json" ]; then
+    .build/release/geofence-bench --render "$OUT/full.json" --peers "$OUT/peers.json" --chart "$OUT/chart.svg" >/dev/null
+    echo "wrote $OUT/chart.svg"
+fi
