@@ -56,6 +56,10 @@ extension FenceIndex {
         let covered = table.polygons.covers(polygon: Int(poly), lat: p.lat, lon: p.lon)
         if covered && a == 0 { return .inside }
         if !covered && a + m == 0 { return .outside }
+        // Only b's comparison with a (covered) or a + M matters: when no edge
+        // comes within that distance, b exceeds it and the state is settled.
+        let t = covered ? a : a + m
+        if !table.polygons.boundaryMayMeet(polygon: Int(poly), window: p.window(metres: t)) { return covered ? .inside : .outside }
         let k = p.planeScales()
         let b = table.polygons.boundaryDistance(polygon: Int(poly), lat: p.lat, lon: p.lon, cosLat: p.cosLat(),
                                                 kx: k.kx, ky: k.ky, bound: 2 * (a + m) + 1)
@@ -71,6 +75,7 @@ extension FenceIndex {
         if poly < 0 { return table.circles[record].isWithin(&p, extra: distance) }
         if table.polygons.covers(polygon: Int(poly), lat: p.lat, lon: p.lon) { return true }
         if distance == 0 { return false }
+        if !table.polygons.boundaryMayMeet(polygon: Int(poly), window: p.window(metres: distance)) { return false }
         let k = p.planeScales()
         return table.polygons.boundaryDistance(polygon: Int(poly), lat: p.lat, lon: p.lon, cosLat: p.cosLat(),
                                                kx: k.kx, ky: k.ky, bound: 2 * distance + 1) <= distance
@@ -128,7 +133,7 @@ extension FenceIndex {
                                   _ body: (FenceClassification) -> Bool) {
         precondition(accuracy >= 0 && accuracy.isFinite && exitMargin >= 0 && exitMargin.isFinite, "accuracy and margin must be finite and >= 0")
         var p = QueryPoint(lat: lat, lon: lon)
-        _ = forEachCandidate(FenceIndex.window(lat: p.lat, lon: p.lon, metres: accuracy + exitMargin)) { r in
+        _ = forEachCandidate(QueryWindow(p.window(metres: accuracy + exitMargin))) { r in
             let s = fenceState(r, &p, accuracy: accuracy, margin: exitMargin)
             return s == .outside ? true : body(FenceClassification(slot: table.slotOf[r], state: s))
         }
@@ -160,7 +165,7 @@ extension FenceIndex {
     public func forEachWithin(_ distance: Double, ofLat lat: Double, lon: Double, _ body: (Int32) -> Bool) {
         precondition(distance >= 0 && distance.isFinite, "distance must be finite and >= 0")
         var p = QueryPoint(lat: lat, lon: lon)
-        _ = forEachCandidate(FenceIndex.window(lat: p.lat, lon: p.lon, metres: distance)) { r in
+        _ = forEachCandidate(QueryWindow(p.window(metres: distance))) { r in
             fenceWithin(r, &p, distance: distance) ? body(table.slotOf[r]) : true
         }
     }

@@ -9,6 +9,9 @@ struct QueryPoint {
     private var cosStorage = Double.nan
     /// Local plane scales for polygon distances.
     private var scales: (kx: Double, ky: Double)?
+    /// The last window asked of `window(metres:)` and its radius.
+    private var windowMetres = -1.0
+    private var windowStorage = GeoBox.world
 
     @inline(__always)
     init(lat: Double, lon: Double) {
@@ -23,6 +26,18 @@ struct QueryPoint {
     mutating func cosLat() -> Double {
         if cosStorage.isNaN { cosStorage = cos(lat * (Double.pi / 180)) }
         return cosStorage
+    }
+
+    /// A lon/lat box holding every position within `metres` (geodesic) of
+    /// the point (`SphericalBounds.capBox`); the last one is kept.
+    @inline(__always)
+    mutating func window(metres: Double) -> GeoBox {
+        if metres != windowMetres {
+            windowStorage = metres <= 0 ? GeoBox(west: lon, south: lat, east: lon, north: lat)
+                : SphericalBounds.capBox(lat: lat, lon: lon, angle: SphericalBounds.capAngle(metres: metres), cosLat: cosLat())
+            windowMetres = metres
+        }
+        return windowStorage
     }
 
     mutating func planeScales() -> (kx: Double, ky: Double) {

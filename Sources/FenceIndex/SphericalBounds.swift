@@ -134,6 +134,25 @@ enum SphericalBounds {
         return 2 * h.squareRoot()
     }
 
+    /// As `capBox`, without transcendental calls for small caps away from
+    /// the poles (`cosLat`: the cosine of the latitude): the half-width
+    /// `asin(sin(angle) / cos(lat))` is bounded above with `sin(x) <= x` and
+    /// `asin(x) <= x + x³ / (6(1 - x²))` (the `asin` series has coefficients
+    /// at most 1/6), so the box contains `capBox`'s. Falls back to `capBox`.
+    @inline(__always)
+    static func capBox(lat: Double, lon: Double, angle: Double, cosLat: Double) -> GeoBox {
+        let pad = 1e-9
+        let rd = angle * r2d * (1 + 1e-12) + pad
+        let south = lat - rd, north = lat + rd
+        let s = angle / cosLat * (1 + 1e-12)
+        guard angle < 0.01, north < 89, south > -89, s < 0.1 else { return capBox(lat: lat, lon: lon, angle: angle) }
+        let dl = (s + s * s * s / (6 * (1 - s * s))) * r2d * (1 + 1e-12) + pad
+        var west = lon - dl, east = lon + dl
+        if west < -180 { west += 360 }
+        if east > 180 { east -= 360 }
+        return GeoBox(west: west, south: south, east: east, north: north)
+    }
+
     /// The lon/lat box of the spherical cap of `angle` radians around a point:
     /// it contains every position within that central angle. Full longitude
     /// range when the cap holds a pole; crosses the antimeridian when needed.

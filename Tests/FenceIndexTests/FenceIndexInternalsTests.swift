@@ -161,4 +161,57 @@ final class FenceIndexInternalsTests: XCTestCase {
             }
         }
     }
+
+    /// The fast cap box holds the exact one (and so every point within the distance).
+    func testFastCapBoxHoldsCapBox() {
+        var rng = SeededGenerator(seed: 57)
+        for i in 0..<20_000 {
+            let lat = i % 5 == 0 ? rng.uniform(-89.5, 89.5) : FenceSets.randomLatitude(&rng)
+            let lon = i % 7 == 0 ? (rng.chance(0.5) ? 179.9999 : -180) : rng.uniform(-180, 180)
+            let metres = rng.logUniform(0.01, 200_000)
+            let angle = SphericalBounds.capAngle(metres: metres)
+            let exact = SphericalBounds.capBox(lat: lat, lon: lon, angle: angle)
+            let fast = SphericalBounds.capBox(lat: lat, lon: lon, angle: angle, cosLat: cos(lat * .pi / 180))
+            XCTAssertLessThanOrEqual(fast.south, exact.south); XCTAssertGreaterThanOrEqual(fast.north, exact.north)
+            XCTAssertEqual(fast.crossesAntimeridian, exact.crossesAntimeridian, "\(lat),\(lon) \(metres)")
+            if exact.west == -180 && exact.east == 180 {
+                XCTAssertTrue(fast.west == -180 && fast.east == 180)
+            } else {
+                // Longitude half-widths, measured from the centre.
+                var ew = lon - exact.west, fw = lon - fast.west
+                if ew < 0 { ew += 360 }
+                if fw < 0 { fw += 360 }
+                XCTAssertGreaterThanOrEqual(fw, ew)
+                let q = Geodesic.wgs84.direct(lat: lat, lon: lon, azimuth: rng.uniform(0, 360), distance: metres)
+                XCTAssertTrue(fast.contains(lat: q.lat, lon: q.lon))
+            }
+        }
+    }
+
+    /// The polygon early-out: when no edge meets the window of `t` metres, the
+    /// boundary distance is above `t` (real and synthetic polygons, points near edges).
+    func testBoundaryWindowEarlyOut() throws {
+        var rng = SeededGenerator(seed: 58)
+        let fences = FenceIndexPropertyTests.validOnly(FenceSets.polygons(60, &rng, near: FenceSets.cities), BruteForce())
+        var table = PolygonTable()
+        for f in fences { if case .polygon(let p) = f { _ = table.append(p.shape) } }
+        var decided = 0, near = 0
+        for i in 0..<20_000 {
+            let poly = i % table.polygonCount
+            let p = FenceSets.point([fences[poly]], &rng)
+            guard abs(p.lat) < 89.9 else { continue }
+            var q = QueryPoint(lat: p.lat, lon: p.lon)
+            let t = rng.logUniform(0.1, 20_000)
+            let k = q.planeScales()
+            let b = table.boundaryDistance(polygon: poly, lat: q.lat, lon: q.lon, cosLat: q.cosLat(), kx: k.kx, ky: k.ky)
+            if !table.boundaryMayMeet(polygon: poly, window: q.window(metres: t)) {
+                XCTAssertGreaterThan(b, t, "polygon \(poly) at \(p)")
+                decided += 1
+            } else if b <= t {
+                near += 1
+            }
+        }
+        XCTAssertGreaterThan(decided, 2000)
+        XCTAssertGreaterThan(near, 2000)
+    }
 }
