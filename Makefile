@@ -2,7 +2,7 @@
 SWIFT ?= swift
 RELEASE_BIN = .build/release
 
-.PHONY: all deps build release demo test test-asan bench bench-quick fetch-data clean
+.PHONY: all deps build release demo test test-asan bench bench-quick bench-peers fetch-data clean
 
 all: build
 
@@ -29,9 +29,16 @@ test-asan: deps
 	LSAN_OPTIONS=suppressions=$(CURDIR)/.ci/lsan.supp:print_suppressions=0 \
 	$(SWIFT) test --sanitize=address --scratch-path .build-asan
 
+# The full benchmark run (release build; about 10 minutes): table on stdout, JSON and chart
+# in Benchmarks/results/. Needs `make fetch-data` for the real-data suites.
 bench: deps
 	$(SWIFT) build -c release --product geofence-bench
-	$(RELEASE_BIN)/geofence-bench $(BENCH_ARGS)
+	$(RELEASE_BIN)/geofence-bench --json Benchmarks/results/full.json --chart Benchmarks/results/full.svg $(BENCH_ARGS)
+
+# shapely 2 and DuckDB spatial against ours on the same real files, one run, with ratios.
+bench-peers: deps
+	$(SWIFT) build -c release --product geofence
+	Benchmarks/peers/run-peers.sh
 
 bench-quick: deps
 	$(SWIFT) build -c release --product geofence-bench
