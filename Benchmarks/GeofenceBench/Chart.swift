@@ -57,7 +57,8 @@ enum Chart {
         let styles = [("ours join", "ours join, 1 thread", "#1f77b4", false),
                       ("ours 2 threads", "ours evaluate, 2 threads, in memory", "#2ca02c", false),
                       ("ours 2 threads file", "ours evaluate, 2 threads, from CSV", "#2ca02c", true),
-                      ("shapely STRtree", "shapely STRtree join, 1 thread", "#d62728", false)]
+                      ("shapely STRtree", "shapely STRtree join, 1 thread", "#d62728", false),
+                      ("postgis", "PostGIS ST_DWithin join", "#9467bd", false)]
         if let peersPath, let data = FileManager.default.contents(atPath: peersPath),
            let json = try? JSONParser.parse([UInt8](data)), let rows = json["rows"]?.arrayValue {
             // Every series from the peers' run, so the lines are from one run (wall clock).
@@ -70,7 +71,7 @@ enum Chart {
                 if !pts.isEmpty { series.append(Series(name: name, colour: colour, dashed: dashed, points: pts)) }
             }
         } else {
-            for (engine, name, colour, dashed) in styles.dropLast() {
+            for (engine, name, colour, dashed) in styles.prefix(3) {
                 let pts = report.results.filter { $0.suite == "evaluate-real" && $0.engine == engine && circleSets.contains($0.workload) && $0.fences != nil }
                     .map { (x: Double($0.fences!), y: $0.wallValue ?? $0.value) }.sorted { $0.x < $1.x }
                 if !pts.isEmpty { series.append(Series(name: name, colour: colour, dashed: dashed, points: pts)) }

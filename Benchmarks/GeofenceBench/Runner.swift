@@ -10,6 +10,7 @@ struct Runner {
         ("index-memory", "bytes per fence: our index (footprint), our table, RSS growth; GEOS RSS growth"),
         ("index-point", "point query (containing): ours vs brute force vs GEOS STRtree + exact test"),
         ("index-nearest20", "nearest-20 by boundary distance: ours vs brute force vs GEOS window expansion"),
+        ("index-polygons", "point query over real outlines (counties, countries): ours vs GEOS STRtree + prepared covers"),
         ("evaluate-memory", "end to end from in-memory fixes: EvaluationRun.process, 1 and 2 threads, synthetic 1k–1M fences"),
         ("evaluate-file", "end to end from a CSV file: LogReader → EvaluationRun, 1 and 2 threads"),
         ("evaluate-fixes", "scaling in the fix count at 100k fences (1M → 10M fixes)"),
@@ -47,6 +48,7 @@ struct Runner {
         if let data { print("data: \(data.root)/data\(data.hasFetched ? " (+ fetched)" : " (data/fetched missing: run scripts/fetch-data for the large real sets)")") }
         do {
             try IndexSuites(options: options, report: report, data: data).run()
+            if let data { try PolygonSuite(options: options, report: report, data: data).run() }
             try EvaluateSuites(options: options, report: report, data: data).run()
         } catch {
             FileHandle.standardError.write(Data("geofence-bench: \(error)\n".utf8))

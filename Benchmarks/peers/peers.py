@@ -162,12 +162,66 @@ def duckdb_polygons(root, poly_path, fix_path, repeats):
             "version": duckdb.__version__}, None
 
 
+def postgis_peers(sock, circle_sets, counties_path, flat, flon, repeats):
+    """PostGIS on a throw-away server (postgis.sh): rows (workload, engine, threads, fixes/s, pairs, note)."""
+    import psycopg
+    con = psycopg.connect(host=sock, port=54329, user="postgres", dbname="postgres", autocommit=True)
+    con.execute("CREATE EXTENSION IF NOT EXISTS postgis")
+    version = con.execute("SELECT postgis_lib_version()").fetchone()[0]
+    workers = con.execute("SHOW max_parallel_workers_per_gather").fetchone()[0]
+    con.execute("CREATE TABLE fixes (lat float8, lon float8)")
+    with con.cursor().copy("COPY fixes (lat, lon) FROM STDIN") as cp:
+        for la, lo in zip(flat.tolist(), flon.tolist()):
+            cp.write_row((la, lo))
+    t0 = time.perf_counter()
+    con.execute("ALTER TABLE fixes ADD COLUMN g geography")
+    con.execute("UPDATE fixes SET g = ST_SetSRID(ST_MakePoint(lon, lat), 4326)::geography")
+    con.execute("CREATE INDEX ON fixes USING gist (g)")
+    con.execute("ANALYZE fixes")
+    fix_index = time.perf_counter() - t0
+    rows = []
+    nfix = len(flat)
+
+    def run(q):
+        def f():
+            return int(con.execute(q).fetchone()[0])
+        return timed(f, repeats)
+
+    threads = f"1+{workers}"
+    for name, (clat, clon, crad) in circle_sets:
+        con.execute("DROP TABLE IF EXISTS circles")
+        con.execute("CREATE TABLE circles (lat float8, lon float8, radius float8)")
+        with con.cursor().copy("COPY circles (lat, lon, radius) FROM STDIN") as cp:
+            for row in zip(clat.tolist(), clon.tolist(), crad.tolist()):
+                cp.write_row(row)
+        con.execute("ALTER TABLE circles ADD COLUMN g geography")
+        con.execute("UPDATE circles SET g = ST_SetSRID(ST_MakePoint(lon, lat), 4326)::geography")
+        con.execute("ANALYZE circles")
+        secs, pairs = run("SELECT count(*) FROM circles c JOIN fixes f ON ST_DWithin(f.g, c.g, c.radius)")
+        rows.append((name, "postgis", threads, nfix / secs, pairs,
+                     f"PostGIS {version} ST_DWithin(geography) join, GiST index on the fixes (built before timing: {fix_index:.1f} s)"))
+    with open(counties_path, encoding="utf-8") as f:
+        fc = json.load(f)
+    con.execute("CREATE TABLE counties (id text, geom geometry)")
+    with con.cursor() as cur:
+        cur.executemany("INSERT INTO counties VALUES (%s, ST_SetSRID(ST_GeomFromGeoJSON(%s), 4326))",
+                        [(str(ft.get("id")), json.dumps(ft["geometry"])) for ft in fc["features"]])
+    con.execute("CREATE INDEX ON counties USING gist (geom)")
+    con.execute("ANALYZE counties")
+    secs, pairs = run("SELECT count(*) FROM fixes f JOIN counties c ON ST_Covers(c.geom, ST_SetSRID(ST_MakePoint(f.lon, f.lat), 4326))")
+    rows.append(("counties × AIS", "postgis", threads, nfix / secs, pairs,
+                 f"PostGIS {version} ST_Covers join, GiST index on the counties, points made in the query"))
+    con.close()
+    return rows
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--root", required=True, help="repository root (holding data/)")
     ap.add_argument("--ours", help="geofence-bench --json output of the evaluate-real suite (same run)")
     ap.add_argument("--json", help="write the side-by-side results here")
     ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--postgis", metavar="SOCKET_DIR", help="socket directory of a server started by postgis.sh (port 54329)")
     a = ap.parse_args()
 
     root = a.root
@@ -188,6 +242,8 @@ def main():
                     ours[(r["workload"], r["engine"])] = r.get("wall_value", r["value"])
                     if "wall_value" in r:
                         ours_cpu[(r["workload"], r["engine"])] = r["value"]
+                    elif "cpu_value" in r and " 1 thread" in r["engine"]:
+                        ours_cpu[(r["workload"], r["engine"])] = r["cpu_value"]
 
     rows = []  # (workload, engine, threads, fixes/s wall, pairs, note)
     cpu_rates = {}  # (workload, engine) -> fixes per CPU second, single-threaded joins only
@@ -197,6 +253,7 @@ def main():
         for engine, threads, note in [("ours join", 1, "containing() per fix, join alone"),
                                       ("ours 1 thread", 1, "evaluate end to end, in memory"),
                                       ("ours 2 threads", 2, "evaluate end to end, in memory"),
+                                      ("ours 1 thread file", 1, "evaluate end to end from the CSV (parse included)"),
                                       ("ours 2 threads file", 2, "evaluate end to end from the CSV (parse included)")]:
             v = ours.get((workload, engine))
             if v is not None:
@@ -207,8 +264,10 @@ def main():
     circle_cases = [("airports+ports × AIS", ["data/airports.csv", "data/ports.csv"])]
     if fetched:
         circle_cases.append(("cities × AIS", ["data/fetched/cities.csv"]))
+    circle_sets = []
     for name, files in circle_cases:
         clat, clon, crad = load_circles([os.path.join(root, p) for p in files])
+        circle_sets.append((name, (clat, clon, crad)))
         fence_counts[name] = len(clat)
         t0 = time.perf_counter()
         boxes, owner = cap_boxes(clat, clon, crad)
@@ -249,6 +308,14 @@ def main():
                      f"DuckDB {dres['version']} ST_Covers join ({dres['operator']}); {dres['how']}"))
     else:
         rows.append((name, "duckdb spatial", 0, float("nan"), None, err))
+    if a.postgis:
+        try:
+            pg = postgis_peers(a.postgis, circle_sets, os.path.join(root, counties), flat, flon, min(a.repeats, 2))
+            for r in pg:  # keep the table grouped by workload
+                idx = max(i for i, x in enumerate(rows) if x[0] == r[0]) + 1
+                rows.insert(idx, r)
+        except Exception as e:  # report, do not hide
+            rows.append(("counties × AIS", "postgis", 0, float("nan"), None, f"PostGIS failed: {e}"))
 
     # Table and ratios.
     print(f"\npeers on {trace} ({nfix} fixes); Python {platform.python_version()}, shapely {shapely.__version__} "

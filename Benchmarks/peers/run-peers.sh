@@ -23,7 +23,16 @@ mkdir -p "$OUT"
 echo "== ours: geofence-bench --filter evaluate-real"
 .build/release/geofence-bench --filter evaluate-real --json "$OUT/peers-ours.json"
 echo "== peers"
-"$VENV/bin/python" "$PEERS/peers.py" --root "$ROOT" --ours "$OUT/peers-ours.json" --json "$OUT/peers.json"
+# PostGIS: a throw-away server on a Unix socket (Debian's postgresql + postgis; skipped if absent).
+PG=""
+if PGDIR=$("$PEERS/postgis.sh" start); then
+    PG="--postgis $PGDIR"
+    trap '"$PEERS/postgis.sh" stop "$PGDIR"' EXIT
+else
+    echo "(PostGIS not available: skipped)"
+fi
+# shellcheck disable=SC2086
+"$VENV/bin/python" "$PEERS/peers.py" --root "$ROOT" --ours "$OUT/peers-ours.json" --json "$OUT/peers.json" $PG
 # The chart with the peers, when a full run's JSON is there (make bench / geofence-bench --json).
 if [ -f "$OUT/full.json" ]; then
     .build/release/geofence-bench --render "$OUT/full.json" --peers "$OUT/peers.json" --chart "$OUT/chart.svg" >/dev/null
