@@ -75,6 +75,7 @@ final class SubsetTileBundleGuaranteeTests: XCTestCase {
             }
         }
         for m in out.missing.prefix(10) { XCTFail(m, file: file, line: line) }
+        print("guarantee checked: k \(k), \(out.tiles) tiles, \(out.points) points, mean bundle \(out.tiles > 0 ? out.bundleTotal / out.tiles : 0)")
         return out
     }
 

@@ -175,8 +175,9 @@ final class SubsetTileBundleWriterTests: XCTestCase {
         let fences = try SubsetData.cached(["airports.csv"])
         let compiled = try CompiledFences(fences)
         let bundler = TileBundler(compiled: compiled, k: 20, reach: 100_000)
+        let single = TileBundler(compiled: compiled, k: 20, reach: 100_000, split: 1)
         var rng = SeededGenerator(seed: 51)
-        var sizes: [Int] = [], unions: [Int] = []
+        var sizes: [Int] = [], unions: [Int] = [], singles: [Int] = []
         for _ in 0..<30 {
             guard case .circle(let lat, let lon, _) = fences[Int(rng.uniform(0, Double(fences.count)))].shape, abs(lat) < 85 else { continue }
             let tile = try Tile.containing(lat: lat, lon: lon, zoom: 10)
@@ -192,11 +193,13 @@ final class SubsetTileBundleWriterTests: XCTestCase {
             }
             XCTAssertTrue(union.isSubset(of: Set(bundle.slots)))
             sizes.append(bundle.slots.count); unions.append(union.count)
+            singles.append(single.bundle(for: tile)!.slots.count)
         }
+        let one = Double(singles.reduce(0, +)) / Double(singles.count)
         let mean = Double(sizes.reduce(0, +)) / Double(sizes.count)
         let exact = Double(unions.reduce(0, +)) / Double(unions.count)
-        print(String(format: "airports z10 k20, tiles at random airports: bundle mean %.1f (%.2f k), grid union of 20-nearest sets %.1f (%.2f k), ratio %.2f",
-                     mean, mean / 20, exact, exact / 20, mean / exact))
+        print(String(format: "airports z10 k20, tiles at random airports: bundle mean %.1f (%.2f k), grid union of 20-nearest sets %.1f (%.2f k), ratio %.2f; split 1: %.1f (%.2f k), ratio %.2f",
+                     mean, mean / 20, exact, exact / 20, mean / exact, one, one / 20, one / exact))
         XCTAssertLessThan(mean / 20, 2.5, "a small multiple of k")
         XCTAssertLessThan(mean / exact, 1.6, "close to the exact union")
 
