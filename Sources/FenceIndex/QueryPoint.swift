@@ -40,6 +40,13 @@ struct QueryPoint {
         return windowStorage
     }
 
+    /// At least |sin(lat)| (from `cosLat`, within 2e-7).
+    @inline(__always)
+    mutating func sinAbsUpper() -> Double {
+        let c = cosLat()
+        return Swift.max(0, 1 - c * c).squareRoot() + 1e-7
+    }
+
     mutating func planeScales() -> (kx: Double, ky: Double) {
         if let scales { return scales }
         let s = PolygonTable.planeScales(lat: lat)
@@ -77,6 +84,17 @@ extension CompiledCircle {
         return (SphericalBounds.geodesicLowerBound(angle: angleLo), SphericalBounds.geodesicBounds(angle: angleHi).upper)
     }
 
+    /// Bounds of the geodesic distance from the centre to the point that
+    /// follow the ellipsoid (`EllipsoidBounds`: the lower one for any pair,
+    /// the upper one within ~100 km, else infinite): a few millimetres apart
+    /// at a few kilometres, where the sphere bound leaves 0.75%.
+    @inline(__always)
+    func tightBounds(_ p: inout QueryPoint) -> (lower: Double, upper: Double) {
+        let c = p.cosLat()
+        return (EllipsoidBounds.lowerBound(lat1: p.lat, lon1: p.lon, cos1: c, lat2: lat, lon2: lon, cos2: cosLat),
+                EllipsoidBounds.upperBound(lat1: p.lat, lon1: p.lon, cos1: c, sin1: p.sinAbsUpper(), lat2: lat, lon2: lon, cos2: cosLat))
+    }
+
     /// The exact geodesic distance from the centre to the point (centre first:
     /// the one function every comparison uses, so answers are reproducible).
     @inline(__always)
@@ -91,16 +109,31 @@ extension CompiledCircle {
         let b = distanceBounds(&p)
         if b.upper - radius <= extra { return true }
         if b.lower - radius > extra { return false }
+        let t = tightBounds(&p)
+        if t.upper - radius <= extra { return true }
+        if t.lower - radius > extra { return false }
         return exactDistance(p) - radius <= extra
+    }
+
+    /// The state for every distance in `[lower, upper]`, or nil when they differ
+    /// (rounding is monotone, so the exact test's comparisons go the same way).
+    @inline(__always)
+    func decide(_ lower: Double, _ upper: Double, _ a: Double, _ m: Double) -> FenceState? {
+        if upper + a <= radius { return .inside }
+        if lower - a > radius + m { return .outside }
+        guard lower + a > radius else { return nil }
+        if upper - a <= radius { return .uncertain }
+        if lower - a > radius && upper - a <= radius + m { return .outsideWithinMargin }
+        return nil
     }
 
     /// DESIGN §3 state (see `FenceState`).
     @inline(__always)
     func state(_ p: inout QueryPoint, accuracy a: Double, margin m: Double) -> FenceState {
         let b = distanceBounds(&p)
-        if b.upper + a <= radius { return .inside }
-        if b.lower - a > radius + m { return .outside }
-        if b.lower + a > radius && b.upper - a <= radius { return .uncertain }
+        if let s = decide(b.lower, b.upper, a, m) { return s }
+        let t = tightBounds(&p)
+        if let s = decide(t.lower, t.upper, a, m) { return s }
         let d = exactDistance(p)
         if d + a <= radius { return .inside }
         if d - a > radius + m { return .outside }

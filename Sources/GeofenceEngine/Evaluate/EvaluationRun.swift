@@ -1,8 +1,15 @@
 import Dispatch
 import Foundation
+import Synchronization
 
 /// Wraps a pointer for handing disjoint parts of one buffer to worker threads.
 struct UnsafeShared<T>: @unchecked Sendable { let base: UnsafeMutablePointer<T> }
+
+/// Hands out group numbers 0, 1, 2, ... to the workers of one batch.
+final class GroupCounter: Sendable {
+    private let value = Atomic<Int>(0)
+    @inline(__always) func take() -> Int { value.wrappingAdd(1, ordering: .relaxed).oldValue }
+}
 
 /// What a run did: the summary DESIGN §3 and issue 4 ask for (stderr and `--summary`).
 public struct EvaluationSummary: Sendable {
@@ -45,57 +52,96 @@ public struct EvaluationSummary: Sendable {
 }
 
 /// Evaluates fixes against compiled fences with `threads` workers, partitioned by
-/// device (device index mod threads), so each device's state lives on one thread and
-/// the output is byte-identical whatever the thread count (DESIGN §3).
+/// device, so each device's state lives on one thread at a time and the output is
+/// byte-identical whatever the thread count (DESIGN §3).
+///
+/// Devices are split into groups (device index mod the group count, several
+/// groups per thread); each batch is partitioned by group once, and the
+/// workers take groups from a shared counter until none is left, so a worker
+/// whose core is busy with something else holds up little. Each group keeps
+/// its devices' state in its own array: no two threads write near each other.
 public final class EvaluationRun {
     public let compiled: CompiledFences
     public let evaluator: Evaluator
     public let threads: Int
-    /// Per device, in order of first appearance.
-    var trackers: [DeviceTracker] = []
+    /// Groups (a power of two); device `d` is `groups[d & (groupCount - 1)][d >> groupShift]`.
+    let groupCount: Int
+    let groupShift: Int
+    var groups: [[DeviceTracker]]
+    /// Per group, the batch positions of its fixes (reused between batches).
+    var partition: [[Int32]]
     var workers: [Evaluator.Worker]
+    public private(set) var deviceCount = 0
     public private(set) var fixes = 0
 
     public init(compiled: CompiledFences, settings: EvaluationSettings, threads: Int) {
         self.compiled = compiled
         self.evaluator = Evaluator(index: compiled.index, options: compiled.options, settings: settings)
         self.threads = max(1, threads)
-        workers = Array(repeating: Evaluator.Worker(), count: max(1, threads))
+        var shift = 0
+        if self.threads > 1 { while 1 << shift < 4 * self.threads { shift += 1 } }
+        groupShift = shift
+        groupCount = 1 << shift
+        groups = Array(repeating: [], count: groupCount)
+        partition = Array(repeating: [], count: groupCount)
+        workers = Array(repeating: Evaluator.Worker(), count: self.threads)
     }
+
+    /// The tracker of a device.
+    @inline(__always)
+    func tracker(_ d: Int) -> DeviceTracker { groups[d & (groupCount - 1)][d >> groupShift] }
 
     /// Applies a batch of fixes (in log order). Devices are dense indices; the tracker table grows as needed.
     public func process(_ batch: [Fix]) {
         guard !batch.isEmpty else { return }
         var maxDevice: Int32 = -1
         for f in batch where f.device > maxDevice { maxDevice = f.device }
-        if Int(maxDevice) >= trackers.count {
-            trackers.append(contentsOf: repeatElement(DeviceTracker(), count: Int(maxDevice) + 1 - trackers.count))
+        if Int(maxDevice) >= deviceCount {
+            for d in deviceCount...Int(maxDevice) { groups[d & (groupCount - 1)].append(DeviceTracker()) }
+            deviceCount = Int(maxDevice) + 1
         }
         fixes += batch.count
-        let n = threads
         let ev = evaluator
-        if n == 1 {
-            trackers.withUnsafeMutableBufferPointer { t in
-                for f in batch {
-                    ev.process(device: f.device, time: f.time, lat: f.lat, lon: f.lon, accuracy: f.accuracy,
-                               state: &t[Int(f.device)], worker: &workers[0])
+        if groupCount == 1 {
+            groups[0].withUnsafeMutableBufferPointer { t in
+                batch.withUnsafeBufferPointer { b in
+                    for f in b {
+                        ev.process(device: f.device, time: f.time, lat: f.lat, lon: f.lon, accuracy: f.accuracy,
+                                   state: &t[Int(f.device)], worker: &workers[0])
+                    }
                 }
             }
             return
         }
-        trackers.withUnsafeMutableBufferPointer { t in
-            workers.withUnsafeMutableBufferPointer { w in
-                let ts = UnsafeShared(base: t.baseAddress!), ws = UnsafeShared(base: w.baseAddress!)
-                batch.withUnsafeBufferPointer { b in
-                    let bs = UnsafeShared(base: UnsafeMutablePointer(mutating: b.baseAddress!))
-                    let count = b.count
-                    DispatchQueue.concurrentPerform(iterations: n) { k in
-                        let worker = ws.base + k
-                        for i in 0..<count {
-                            let f = bs.base[i]
-                            guard Int(f.device) % n == k else { continue }
-                            ev.process(device: f.device, time: f.time, lat: f.lat, lon: f.lon, accuracy: f.accuracy,
-                                       state: &ts.base[Int(f.device)], worker: &worker.pointee)
+        let mask = Int32(groupCount - 1)
+        for g in 0..<groupCount { partition[g].removeAll(keepingCapacity: true) }
+        batch.withUnsafeBufferPointer { b in
+            for i in 0..<b.count { partition[Int(b[i].device & mask)].append(Int32(i)) }
+        }
+        let shift = groupShift, groupCount = groupCount
+        let next = GroupCounter()
+        groups.withUnsafeMutableBufferPointer { gs in
+            partition.withUnsafeBufferPointer { ps in
+                workers.withUnsafeMutableBufferPointer { ws in
+                    batch.withUnsafeBufferPointer { b in
+                        let shared = UnsafeShared(base: gs.baseAddress!), workerBase = UnsafeShared(base: ws.baseAddress!)
+                        let parts = UnsafeShared(base: UnsafeMutablePointer(mutating: ps.baseAddress!))
+                        let fixes = UnsafeShared(base: UnsafeMutablePointer(mutating: b.baseAddress!))
+                        DispatchQueue.concurrentPerform(iterations: threads) { k in
+                            let worker = workerBase.base + k
+                            while true {
+                                let g = next.take()
+                                guard g < groupCount else { break }
+                                (shared.base + g).pointee.withUnsafeMutableBufferPointer { t in
+                                    parts.base[g].withUnsafeBufferPointer { idx in
+                                        for i in idx {
+                                            let f = fixes.base[Int(i)]
+                                            ev.process(device: f.device, time: f.time, lat: f.lat, lon: f.lon, accuracy: f.accuracy,
+                                                       state: &t[Int(f.device) >> shift], worker: &worker.pointee)
+                                        }
+                                    }
+                                }
+                            }
                         }
                     }
                 }
@@ -104,22 +150,22 @@ public final class EvaluationRun {
     }
 
     /// Events of every device, devices in order of first appearance.
-    public var events: [EvaluationEvent] { trackers.flatMap(\.events) }
+    public var events: [EvaluationEvent] { (0..<deviceCount).flatMap { tracker($0).events } }
 
     /// Event counts by type.
     public var eventCounts: [EventType: Int] {
         var c: [EventType: Int] = [:]
-        for t in trackers { for e in t.events { c[e.type, default: 0] += 1 } }
+        for g in groups { for t in g { for e in t.events { c[e.type, default: 0] += 1 } } }
         return c
     }
-
-    public var deviceCount: Int { trackers.count }
 
     /// Writes every event in DESIGN §3 order.
     public func write(to sink: inout some TextSink, format: EventWriter.Format, deviceName: (Int32) -> String) throws(GeofenceError) {
         let writer = EventWriter(format: format, fences: compiled.fences)
         var out = writer.header ?? ""
-        for (d, t) in trackers.enumerated() where !t.events.isEmpty {
+        for d in 0..<deviceCount {
+            let t = tracker(d)
+            if t.events.isEmpty { continue }
             let name = deviceName(Int32(d))
             for e in t.events {
                 writer.line(e, device: name, into: &out)
