@@ -30,56 +30,57 @@ public struct Evaluator: Sendable {
 
     /// Scratch space of one thread.
     public struct Worker {
-        var candidates: [FenceClassification] = []
-        public init() { candidates.reserveCapacity(64) }
+        /// Classifications of the fixes of a batch this worker queried (see `EvaluationRun`).
+        var answers: [FenceClassification] = []
+        public init() {}
     }
 
-    /// Applies one fix to a device's state and appends its events (sorted by fence identifier).
-    /// - Complexity: one index query plus O(k·m) for k candidate fences and m fences the device is in.
+    /// Applies one fix, given its classification (`FenceIndex.classify` with the
+    /// fix's accuracy and the settings' exit margin), to a device's state and
+    /// appends its events (sorted by fence identifier).
+    /// - Complexity: O(k·m) for k candidate fences and m fences the device is in.
     @inline(__always)
-    func process(device: Int32, time: Double, lat: Double, lon: Double, accuracy: Double,
-                 state s: inout DeviceTracker, worker w: inout Worker) {
-        index.classify(lat: lat, lon: lon, accuracy: accuracy, exitMargin: settings.exitMargin, into: &w.candidates)
+    func apply(device: Int32, time: Double, lat: Double, lon: Double, candidates: UnsafeBufferPointer<FenceClassification>,
+               state s: inout DeviceTracker) {
         let first = !s.started
         s.started = true
         // A device inside nothing, near nothing: nothing to do.
-        if w.candidates.isEmpty && s.entries.isEmpty { return }
+        if candidates.isEmpty && s.entryCount == 0 { return }
         s.stamp &+= 1
         let stamp = s.stamp
         let eventStart = s.events.count
         slots.withUnsafeBufferPointer { opt in
-            for c in w.candidates {
+            for c in candidates {
                 let f = c.slot
+                let e = s.entries
                 var k = 0
-                let n = s.entries.count
-                while k < n && s.entries[k].fence != f { k += 1 }
-                if k < n {
-                    s.entries[k].seen = stamp
-                    if s.entries[k].inside {
-                        if c.state == .outside {
-                            Evaluator.emit(f, .exit, false, opt, &s, device, time, lat, lon)
-                            Evaluator.removeEntry(k, &s)
-                        }
+                while k < e.count && e[k].fence != f { k += 1 }
+                if k < e.count {
+                    // An entry not marked seen is dropped by the sweep below, with an exit when inside.
+                    if e[k].inside {
+                        if c.state != .outside { e[k].seen = stamp }
                     } else {
                         switch c.state {
                         case .inside:
-                            s.entries[k].inside = true
-                            s.entries[k].since = time
+                            e[k].seen = stamp
+                            e[k].inside = true
+                            e[k].since = time
+                            e[k].dwell = opt[Int(f)].dwell
                             Evaluator.emit(f, .enter, true, opt, &s, device, time, lat, lon)
                         case .outside, .outsideWithinMargin:
-                            Evaluator.removeEntry(k, &s)      // unknown -> outside: no event
+                            break                             // unknown -> outside: no event
                         case .uncertain:
-                            break
+                            e[k].seen = stamp
                         }
                     }
                 } else {
                     // No entry: outside (determined), or the device's very first fix.
                     switch c.state {
                     case .inside:
-                        s.entries.append(.init(fence: f, seen: stamp, since: time, inside: true, dwellFired: false))
+                        s.appendEntry(.init(fence: f, seen: stamp, since: time, dwell: opt[Int(f)].dwell, inside: true))
                         Evaluator.emit(f, .enter, first, opt, &s, device, time, lat, lon)
                     case .uncertain where first:
-                        s.entries.append(.init(fence: f, seen: stamp, since: time, inside: false, dwellFired: false))
+                        s.appendEntry(.init(fence: f, seen: stamp, since: time, dwell: -1, inside: false))
                     default:
                         break
                     }
@@ -87,19 +88,16 @@ public struct Evaluator: Sendable {
             }
             // Fences the index did not report are certainly outside (margin included).
             var k = 0
-            while k < s.entries.count {
+            while k < s.entryCount {
                 let e = s.entries[k]
                 if e.seen != stamp {
+                    s.removeEntry(at: k)
                     if e.inside { Evaluator.emit(e.fence, .exit, false, opt, &s, device, time, lat, lon) }
-                    Evaluator.removeEntry(k, &s)
                     continue
                 }
-                if e.inside && !e.dwellFired {
-                    let d = opt[Int(e.fence)].dwell
-                    if d >= 0 && time - e.since >= d {
-                        s.entries[k].dwellFired = true
-                        Evaluator.emit(e.fence, .dwell, false, opt, &s, device, time, lat, lon)
-                    }
+                if e.inside && e.dwell >= 0 && time - e.since >= e.dwell {
+                    s.entries[k].dwell = -1
+                    Evaluator.emit(e.fence, .dwell, false, opt, &s, device, time, lat, lon)
                 }
                 k += 1
             }
@@ -109,21 +107,16 @@ public struct Evaluator: Sendable {
                 @inline(__always) func before(_ a: EvaluationEvent, _ b: EvaluationEvent) -> Bool {
                     a.fence == b.fence ? a.type.rawValue < b.type.rawValue : opt[Int(a.fence)].rank < opt[Int(b.fence)].rank
                 }
-                for i in (eventStart + 1)..<end {
-                    let x = s.events[i]
-                    var j = i
-                    while j > eventStart && before(x, s.events[j - 1]) { s.events[j] = s.events[j - 1]; j -= 1 }
-                    s.events[j] = x
+                s.events.withUnsafeMutableBufferPointer { ev in
+                    for i in (eventStart + 1)..<end {
+                        let x = ev[i]
+                        var j = i
+                        while j > eventStart && before(x, ev[j - 1]) { ev[j] = ev[j - 1]; j -= 1 }
+                        ev[j] = x
+                    }
                 }
             }
         }
-    }
-
-    @inline(__always)
-    static func removeEntry(_ k: Int, _ s: inout DeviceTracker) {
-        let last = s.entries.count - 1
-        if k != last { s.entries[k] = s.entries[last] }
-        s.entries.removeLast()
     }
 
     /// Appends an event unless the fence's options filter it (notify flags) or
