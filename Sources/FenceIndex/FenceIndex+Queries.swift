@@ -44,15 +44,17 @@ extension FenceIndex {
 
     @inline(__always)
     func fenceContains(_ record: Int, _ p: inout QueryPoint) -> Bool {
+        let c = table.circles[record]
+        if c.radius >= 0 { return c.isWithin(&p, extra: 0) }
         let poly = table.polygonOf[record]
-        if poly < 0 { return table.circles[record].isWithin(&p, extra: 0) }
         return table.polygons.covers(polygon: Int(poly), lat: p.lat, lon: p.lon)
     }
 
     @inline(__always)
     func fenceState(_ record: Int, _ p: inout QueryPoint, accuracy a: Double, margin m: Double) -> FenceState {
+        let c = table.circles[record]
+        if c.radius >= 0 { return c.state(&p, accuracy: a, margin: m) }
         let poly = table.polygonOf[record]
-        if poly < 0 { return table.circles[record].state(&p, accuracy: a, margin: m) }
         let covered = table.polygons.covers(polygon: Int(poly), lat: p.lat, lon: p.lon)
         if covered && a == 0 { return .inside }
         if !covered && a + m == 0 { return .outside }
@@ -71,8 +73,9 @@ extension FenceIndex {
 
     @inline(__always)
     func fenceWithin(_ record: Int, _ p: inout QueryPoint, distance: Double) -> Bool {
+        let c = table.circles[record]
+        if c.radius >= 0 { return c.isWithin(&p, extra: distance) }
         let poly = table.polygonOf[record]
-        if poly < 0 { return table.circles[record].isWithin(&p, extra: distance) }
         if table.polygons.covers(polygon: Int(poly), lat: p.lat, lon: p.lon) { return true }
         if distance == 0 { return false }
         if !table.polygons.boundaryMayMeet(polygon: Int(poly), window: p.window(metres: distance)) { return false }
@@ -131,7 +134,8 @@ extension FenceIndex {
     ///   within `accuracy + exitMargin` of the point.
     public func forEachClassified(lat: Double, lon: Double, accuracy: Double = 0, exitMargin: Double = 0,
                                   _ body: (FenceClassification) -> Bool) {
-        precondition(accuracy >= 0 && accuracy.isFinite && exitMargin >= 0 && exitMargin.isFinite, "accuracy and margin must be finite and >= 0")
+        // Both >= 0 (false for NaN) and finite: then so is their sum.
+        precondition(accuracy >= 0 && exitMargin >= 0 && (accuracy + exitMargin).isFinite, "accuracy and margin must be finite and >= 0")
         var p = QueryPoint(lat: lat, lon: lon)
         _ = forEachCandidate(QueryWindow(p.window(metres: accuracy + exitMargin))) { r in
             let s = fenceState(r, &p, accuracy: accuracy, margin: exitMargin)
@@ -144,7 +148,7 @@ extension FenceIndex {
     /// - Complexity: O(log n + k) expected.
     public func classify(lat: Double, lon: Double, accuracy: Double = 0, exitMargin: Double = 0,
                          into results: inout [FenceClassification]) {
-        results.removeAll(keepingCapacity: true)
+        if !results.isEmpty { results.removeAll(keepingCapacity: true) }
         forEachClassified(lat: lat, lon: lon, accuracy: accuracy, exitMargin: exitMargin) { results.append($0); return true }
     }
 

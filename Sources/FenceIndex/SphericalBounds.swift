@@ -41,6 +41,38 @@ enum SphericalBounds {
         return (Swift.max(0, d * (1 - rel) * (1 - 1e-12) - abs), d * (1 + rel) * (1 + 1e-12) + abs)
     }
 
+    /// cos(lat) for a latitude in degrees (|lat| <= 90) without a libm call:
+    /// Taylor series in `x = |lat|` (radians) up to 45°, of `sin(y)` with
+    /// `y = 90° - |lat|` (exact subtraction) beyond, each cut where the next
+    /// term is below 1e-17 relative; within a few ulps, and relatively
+    /// accurate near the poles.
+    @inline(__always)
+    static func cosDegrees(_ lat: Double) -> Double {
+        let a = Swift.abs(lat)
+        if a <= 45 {
+            let x = a * d2r, x2 = x * x
+            var c = 1.0 / 20_922_789_888_000          // 1/16!
+            c = c * x2 - 1.0 / 87_178_291_200          // 1/14!
+            c = c * x2 + 1.0 / 479_001_600
+            c = c * x2 - 1.0 / 3_628_800
+            c = c * x2 + 1.0 / 40_320
+            c = c * x2 - 1.0 / 720
+            c = c * x2 + 1.0 / 24
+            c = c * x2 - 0.5
+            return c * x2 + 1
+        }
+        let y = (90 - a) * d2r, y2 = y * y
+        var s = 1.0 / 355_687_428_096_000             // 1/17!
+        s = s * y2 - 1.0 / 1_307_674_368_000           // 1/15!
+        s = s * y2 + 1.0 / 6_227_020_800
+        s = s * y2 - 1.0 / 39_916_800
+        s = s * y2 + 1.0 / 362_880
+        s = s * y2 - 1.0 / 5040
+        s = s * y2 + 1.0 / 120
+        s = s * y2 - 1.0 / 6
+        return y + y * y2 * s
+    }
+
     /// Haversine central angle (radians); `cos1`, `cos2` are the cosines of the latitudes.
     @inline(__always)
     static func centralAngle(lat1: Double, lon1: Double, cos1: Double,

@@ -214,4 +214,50 @@ final class FenceIndexInternalsTests: XCTestCase {
         XCTAssertGreaterThan(decided, 2000)
         XCTAssertGreaterThan(near, 2000)
     }
+
+    /// The short-range ellipsoidal upper bound is never below the exact
+    /// geodesic (all latitudes it accepts, the antimeridian, tiny distances),
+    /// and with the lower bound brackets it within millimetres at kilometres.
+    func testEllipsoidUpperBound() {
+        var rng = SeededGenerator(seed: 59)
+        var worst = 0.0, worstKm = 0.0, applied = 0
+        for i in 0..<40_000 {
+            let lat1 = i % 4 == 0 ? rng.uniform(-90, 90) : FenceSets.randomLatitude(&rng)
+            let lon1 = i % 9 == 0 ? (rng.chance(0.5) ? 179.9999 : -180) : rng.uniform(-180, 180)
+            let dist = [rng.logUniform(1e-4, 10), rng.logUniform(10, 5000), rng.logUniform(5000, 150_000)][i % 3]
+            let q = Geodesic.wgs84.direct(lat: lat1, lon: lon1, azimuth: rng.uniform(0, 360), distance: dist)
+            let s = Geodesic.wgs84.distance(lat1: lat1, lon1: lon1, lat2: q.lat, lon2: q.lon)
+            var p = QueryPoint(lat: lat1, lon: lon1)
+            let c = CompiledCircle(lat: q.lat, lon: q.lon, radius: 1)
+            let t = c.tightBounds(&p)
+            XCTAssertLessThanOrEqual(t.lower, s, "\(lat1),\(lon1) -> \(q.lat),\(q.lon)")
+            XCTAssertGreaterThanOrEqual(t.upper, s, "\(lat1),\(lon1) -> \(q.lat),\(q.lon)")
+            if t.upper.isFinite {
+                applied += 1
+                if s > 100 && s < 10_000 { worst = max(worst, (t.upper - t.lower) / s) }
+                if s > 100 && s < 1_000 { worstKm = max(worstKm, (t.upper - t.lower) / s) }
+            } else {
+                XCTAssertTrue(abs(lat1) > 80 || s > 50_000, "upper bound applies at \(lat1) for \(s) m")
+            }
+        }
+        XCTAssertGreaterThan(applied, 20_000)
+        XCTAssertLessThan(worst, 2e-5, "tight up to 10 km (the meridional radius varies by ~1.6e-5 over 10 km)")
+        XCTAssertLessThan(worstKm, 4e-6, "millimetres at a kilometre")
+    }
+
+    /// The libm-free cosine of a latitude agrees with libm to a few ulps
+    /// (relatively, also next to the poles, where it is the more accurate).
+    func testCosDegrees() {
+        var rng = SeededGenerator(seed: 60)
+        for i in 0..<200_000 {
+            let lat = i % 3 == 0 ? rng.uniform(-90, 90) : (rng.chance(0.5) ? 1 : -1) * (90 - rng.logUniform(1e-9, 90))
+            let fast = SphericalBounds.cosDegrees(lat)
+            let a = abs(lat)
+            let reference = a <= 45 ? cos(a * .pi / 180) : sin((90 - a) * .pi / 180)
+            XCTAssertLessThanOrEqual(abs(fast - reference), 4 * reference.ulp, "\(lat)")
+        }
+        XCTAssertEqual(SphericalBounds.cosDegrees(0), 1)
+        XCTAssertEqual(SphericalBounds.cosDegrees(90), 0)
+        XCTAssertEqual(SphericalBounds.cosDegrees(-90), 0)
+    }
 }

@@ -1,8 +1,19 @@
 import Dispatch
 import Foundation
+import FenceIndex
+import Synchronization
 
 /// Wraps a pointer for handing disjoint parts of one buffer to worker threads.
 struct UnsafeShared<T>: @unchecked Sendable { let base: UnsafeMutablePointer<T> }
+
+/// A worker's answers of the current batch (nil when it has none), for the other workers to read.
+struct SharedAnswers: @unchecked Sendable { let base: UnsafePointer<FenceClassification>? }
+
+/// Hands out group numbers 0, 1, 2, ... to the workers of one batch.
+final class GroupCounter: Sendable {
+    private let value = Atomic<Int>(0)
+    @inline(__always) func take() -> Int { value.wrappingAdd(1, ordering: .relaxed).oldValue }
+}
 
 /// What a run did: the summary DESIGN §3 and issue 4 ask for (stderr and `--summary`).
 public struct EvaluationSummary: Sendable {
@@ -44,23 +55,156 @@ public struct EvaluationSummary: Sendable {
     }
 }
 
+/// Where one fix's classifications are after the query phase of a batch:
+/// `workers[worker].answers[start..<start + count]`.
+struct FixAnswer {
+    var start: Int32
+    var count: Int32
+    var worker: Int32
+}
+
+/// The positions of a batch's fixes in a spatial order: the Morton (Z) order
+/// of a 2048 × 2048 lon/lat grid (cells ~20 × 10 km at the equator), sorted by
+/// a two-pass radix sort, stable. Consecutive index queries in this order read
+/// the same tree nodes and fence records, from cache.
+struct SpatialOrder {
+    var keys: [UInt32] = []
+    var keys2: [UInt32] = []
+    var order: [Int32] = []
+    var order2: [Int32] = []
+    var counts = [Int32](repeating: 0, count: 4096)
+
+    /// 11 bits spread to the even bit positions.
+    @inline(__always)
+    static func spread(_ v: UInt32) -> UInt32 {
+        var x = v
+        x = (x | (x << 8)) & 0x00FF_00FF
+        x = (x | (x << 4)) & 0x0F0F_0F0F
+        x = (x | (x << 2)) & 0x3333_3333
+        x = (x | (x << 1)) & 0x5555_5555
+        return x
+    }
+
+    /// Grid cell (0...2047) of a coordinate scaled to cells; NaN to 0.
+    @inline(__always)
+    static func cell(_ f: Double) -> UInt32 { f >= 0 ? (f < 2047 ? UInt32(f) : 2047) : 0 }
+
+    /// Sorts the batch positions into `order`.
+    mutating func sort(_ b: UnsafeBufferPointer<Fix>) {
+        let n = b.count
+        if keys.count < n {
+            keys = [UInt32](repeating: 0, count: n); keys2 = keys
+            order = [Int32](repeating: 0, count: n); order2 = order
+        }
+        keys.withUnsafeMutableBufferPointer { k in
+            keys2.withUnsafeMutableBufferPointer { k2 in
+                order.withUnsafeMutableBufferPointer { o in
+                    order2.withUnsafeMutableBufferPointer { o2 in
+                        counts.withUnsafeMutableBufferPointer { c in
+                            for d in 0..<4096 { c[d] = 0 }
+                            for i in 0..<n {
+                                let x = SpatialOrder.cell((b[i].lon + 180) * (2048.0 / 360))
+                                let y = SpatialOrder.cell((b[i].lat + 90) * (2048.0 / 180))
+                                let key = SpatialOrder.spread(x) | SpatialOrder.spread(y) << 1
+                                k[i] = key
+                                c[Int(key & 2047)] += 1
+                                c[2048 + Int(key >> 11)] += 1
+                            }
+                            var lo: Int32 = 0, hi: Int32 = 0
+                            for d in 0..<2048 {
+                                let a = c[d], b = c[2048 + d]
+                                c[d] = lo; c[2048 + d] = hi
+                                lo += a; hi += b
+                            }
+                            for i in 0..<n {
+                                let key = k[i], d = Int(key & 2047)
+                                let pos = Int(c[d])
+                                c[d] += 1
+                                k2[pos] = key; o2[pos] = Int32(i)
+                            }
+                            for j in 0..<n {
+                                let d = 2048 + Int(k2[j] >> 11)
+                                let pos = Int(c[d])
+                                c[d] += 1
+                                o[pos] = o2[j]
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
 /// Evaluates fixes against compiled fences with `threads` workers, partitioned by
-/// device (device index mod threads), so each device's state lives on one thread and
-/// the output is byte-identical whatever the thread count (DESIGN §3).
+/// device, so each device's state lives on one thread at a time and the output is
+/// byte-identical whatever the thread count (DESIGN §3).
+///
+/// A batch goes in two phases. Queries: every fix is classified by the index
+/// (`FenceIndex.classify` does not depend on any state), in a spatial order
+/// (`SpatialOrder`) so that consecutive queries hit the same cached nodes and
+/// fences, by chunks that the workers take from a shared counter. State: the
+/// device state machines (`Evaluator.apply`) run over the fixes in log order,
+/// devices split into groups (device index mod the group count, several
+/// groups per thread) that the workers again take from a counter, so a worker
+/// whose core is busy with something else holds up little. Each group keeps
+/// its devices' state in its own array: no two threads write near each other.
 public final class EvaluationRun {
     public let compiled: CompiledFences
     public let evaluator: Evaluator
     public let threads: Int
-    /// Per device, in order of first appearance.
-    var trackers: [DeviceTracker] = []
+    /// Groups (a power of two); device `d` is `groups[d & (groupCount - 1)][d >> groupShift]`.
+    let groupCount: Int
+    let groupShift: Int
+    var groups: [[DeviceTracker]]
+    /// Per group, the batch positions of its fixes (reused between batches).
+    var partition: [[Int32]]
     var workers: [Evaluator.Worker]
+    var spatial = SpatialOrder()
+    /// Per batch position, where its classifications are.
+    var answers: [FixAnswer] = []
+    public private(set) var deviceCount = 0
     public private(set) var fixes = 0
+
+    /// Fixes per chunk of the query phase.
+    static let chunk = 2048
 
     public init(compiled: CompiledFences, settings: EvaluationSettings, threads: Int) {
         self.compiled = compiled
         self.evaluator = Evaluator(index: compiled.index, options: compiled.options, settings: settings)
         self.threads = max(1, threads)
-        workers = Array(repeating: Evaluator.Worker(), count: max(1, threads))
+        var shift = 0
+        if self.threads > 1 { while 1 << shift < 4 * self.threads { shift += 1 } }
+        groupShift = shift
+        groupCount = 1 << shift
+        groups = Array(repeating: [], count: groupCount)
+        partition = Array(repeating: [], count: groupCount)
+        workers = Array(repeating: Evaluator.Worker(), count: self.threads)
+    }
+
+    deinit {
+        for g in groups { for t in g { t.release() } }
+    }
+
+    /// The tracker of a device.
+    @inline(__always)
+    func tracker(_ d: Int) -> DeviceTracker { groups[d & (groupCount - 1)][d >> groupShift] }
+
+    /// Classifies the fixes at `order[from..<to]` into `worker.answers`, recording where in `answers`.
+    @inline(__always)
+    static func query(_ ev: Evaluator, _ b: UnsafePointer<Fix>, _ order: UnsafePointer<Int32>, _ from: Int, _ to: Int,
+                      _ worker: UnsafeMutablePointer<Evaluator.Worker>, _ k: Int32, _ answers: UnsafeMutablePointer<FixAnswer>) {
+        let index = ev.index, margin = ev.settings.exitMargin
+        for j in from..<to {
+            let i = Int(order[j])
+            let f = b[i]
+            let start = worker.pointee.answers.count
+            index.forEachClassified(lat: f.lat, lon: f.lon, accuracy: f.accuracy, exitMargin: margin) {
+                worker.pointee.answers.append($0)
+                return true
+            }
+            answers[i] = FixAnswer(start: Int32(start), count: Int32(worker.pointee.answers.count - start), worker: k)
+        }
     }
 
     /// Applies a batch of fixes (in log order). Devices are dense indices; the tracker table grows as needed.
@@ -68,34 +212,96 @@ public final class EvaluationRun {
         guard !batch.isEmpty else { return }
         var maxDevice: Int32 = -1
         for f in batch where f.device > maxDevice { maxDevice = f.device }
-        if Int(maxDevice) >= trackers.count {
-            trackers.append(contentsOf: repeatElement(DeviceTracker(), count: Int(maxDevice) + 1 - trackers.count))
+        if Int(maxDevice) >= deviceCount {
+            for d in deviceCount...Int(maxDevice) { groups[d & (groupCount - 1)].append(DeviceTracker()) }
+            deviceCount = Int(maxDevice) + 1
         }
         fixes += batch.count
-        let n = threads
+        let n = batch.count
         let ev = evaluator
-        if n == 1 {
-            trackers.withUnsafeMutableBufferPointer { t in
-                for f in batch {
-                    ev.process(device: f.device, time: f.time, lat: f.lat, lon: f.lon, accuracy: f.accuracy,
-                               state: &t[Int(f.device)], worker: &workers[0])
+        let threads = threads
+        batch.withUnsafeBufferPointer { spatial.sort($0) }
+        if answers.count < n { answers = [FixAnswer](repeating: FixAnswer(start: 0, count: 0, worker: 0), count: n) }
+        for k in 0..<threads { workers[k].answers.removeAll(keepingCapacity: true) }
+
+        // Queries, in spatial order.
+        batch.withUnsafeBufferPointer { b in
+            spatial.order.withUnsafeBufferPointer { o in
+                answers.withUnsafeMutableBufferPointer { a in
+                    workers.withUnsafeMutableBufferPointer { ws in
+                        if threads == 1 {
+                            EvaluationRun.query(ev, b.baseAddress!, o.baseAddress!, 0, n, ws.baseAddress!, 0, a.baseAddress!)
+                            return
+                        }
+                        let fixes = UnsafeShared(base: UnsafeMutablePointer(mutating: b.baseAddress!))
+                        let order = UnsafeShared(base: UnsafeMutablePointer(mutating: o.baseAddress!))
+                        let out = UnsafeShared(base: a.baseAddress!), workerBase = UnsafeShared(base: ws.baseAddress!)
+                        let chunks = (n + EvaluationRun.chunk - 1) / EvaluationRun.chunk
+                        let next = GroupCounter()
+                        DispatchQueue.concurrentPerform(iterations: threads) { k in
+                            while true {
+                                let c = next.take()
+                                guard c < chunks else { break }
+                                EvaluationRun.query(ev, fixes.base, order.base, c * EvaluationRun.chunk, min(n, (c + 1) * EvaluationRun.chunk),
+                                                    workerBase.base + k, Int32(k), out.base)
+                            }
+                        }
+                    }
+                }
+            }
+        }
+
+        // State machines, in log order per device.
+        if groupCount == 1 {
+            groups[0].withUnsafeMutableBufferPointer { t in
+                batch.withUnsafeBufferPointer { b in
+                    answers.withUnsafeBufferPointer { a in
+                        workers[0].answers.withUnsafeBufferPointer { r in
+                            for i in 0..<n {
+                                let f = b[i], x = a[i]
+                                ev.apply(device: f.device, time: f.time, lat: f.lat, lon: f.lon,
+                                         candidates: UnsafeBufferPointer(rebasing: r[Int(x.start)..<Int(x.start + x.count)]),
+                                         state: &t[Int(f.device)])
+                            }
+                        }
+                    }
                 }
             }
             return
         }
-        trackers.withUnsafeMutableBufferPointer { t in
-            workers.withUnsafeMutableBufferPointer { w in
-                let ts = UnsafeShared(base: t.baseAddress!), ws = UnsafeShared(base: w.baseAddress!)
+        let mask = Int32(groupCount - 1)
+        for g in 0..<groupCount { partition[g].removeAll(keepingCapacity: true) }
+        batch.withUnsafeBufferPointer { b in
+            for i in 0..<b.count { partition[Int(b[i].device & mask)].append(Int32(i)) }
+        }
+        // Each worker's answers, read by every worker now that the queries are done (the
+        // arrays are neither mutated nor released until the batch ends, so their storage stays put).
+        let results = workers.map { w in w.answers.withUnsafeBufferPointer { SharedAnswers(base: $0.baseAddress) } }
+        let shift = groupShift, groupCount = groupCount
+        let next = GroupCounter()
+        groups.withUnsafeMutableBufferPointer { gs in
+            partition.withUnsafeBufferPointer { ps in
                 batch.withUnsafeBufferPointer { b in
-                    let bs = UnsafeShared(base: UnsafeMutablePointer(mutating: b.baseAddress!))
-                    let count = b.count
-                    DispatchQueue.concurrentPerform(iterations: n) { k in
-                        let worker = ws.base + k
-                        for i in 0..<count {
-                            let f = bs.base[i]
-                            guard Int(f.device) % n == k else { continue }
-                            ev.process(device: f.device, time: f.time, lat: f.lat, lon: f.lon, accuracy: f.accuracy,
-                                       state: &ts.base[Int(f.device)], worker: &worker.pointee)
+                    answers.withUnsafeBufferPointer { a in
+                        let shared = UnsafeShared(base: gs.baseAddress!)
+                        let parts = UnsafeShared(base: UnsafeMutablePointer(mutating: ps.baseAddress!))
+                        let fixes = UnsafeShared(base: UnsafeMutablePointer(mutating: b.baseAddress!))
+                        let where_ = UnsafeShared(base: UnsafeMutablePointer(mutating: a.baseAddress!))
+                        DispatchQueue.concurrentPerform(iterations: threads) { _ in
+                            while true {
+                                let g = next.take()
+                                guard g < groupCount else { break }
+                                (shared.base + g).pointee.withUnsafeMutableBufferPointer { t in
+                                    parts.base[g].withUnsafeBufferPointer { idx in
+                                        for i in idx {
+                                            let f = fixes.base[Int(i)], x = where_.base[Int(i)]
+                                            ev.apply(device: f.device, time: f.time, lat: f.lat, lon: f.lon,
+                                                     candidates: UnsafeBufferPointer(start: results[Int(x.worker)].base.map { $0 + Int(x.start) }, count: Int(x.count)),
+                                                     state: &t[Int(f.device) >> shift])
+                                        }
+                                    }
+                                }
+                            }
                         }
                     }
                 }
@@ -104,22 +310,22 @@ public final class EvaluationRun {
     }
 
     /// Events of every device, devices in order of first appearance.
-    public var events: [EvaluationEvent] { trackers.flatMap(\.events) }
+    public var events: [EvaluationEvent] { (0..<deviceCount).flatMap { tracker($0).events } }
 
     /// Event counts by type.
     public var eventCounts: [EventType: Int] {
         var c: [EventType: Int] = [:]
-        for t in trackers { for e in t.events { c[e.type, default: 0] += 1 } }
+        for g in groups { for t in g { for e in t.events { c[e.type, default: 0] += 1 } } }
         return c
     }
-
-    public var deviceCount: Int { trackers.count }
 
     /// Writes every event in DESIGN §3 order.
     public func write(to sink: inout some TextSink, format: EventWriter.Format, deviceName: (Int32) -> String) throws(GeofenceError) {
         let writer = EventWriter(format: format, fences: compiled.fences)
         var out = writer.header ?? ""
-        for (d, t) in trackers.enumerated() where !t.events.isEmpty {
+        for d in 0..<deviceCount {
+            let t = tracker(d)
+            if t.events.isEmpty { continue }
             let name = deviceName(Int32(d))
             for e in t.events {
                 writer.line(e, device: name, into: &out)

@@ -18,104 +18,122 @@ public struct Evaluator: Sendable {
     public let index: FenceIndex
     public let options: CompiledOptions
     public let settings: EvaluationSettings
+    /// `options` per slot, packed for the hot path.
+    let slots: [SlotOptions]
 
     public init(index: FenceIndex, options: CompiledOptions, settings: EvaluationSettings) {
         self.index = index
         self.options = options
         self.settings = settings
+        slots = SlotOptions.pack(options)
     }
 
     /// Scratch space of one thread.
     public struct Worker {
-        var candidates: [FenceClassification] = []
-        var pending: [EvaluationEvent] = []
-        public init() { candidates.reserveCapacity(64); pending.reserveCapacity(16) }
+        /// Classifications of the fixes of a batch this worker queried (see `EvaluationRun`).
+        var answers: [FenceClassification] = []
+        public init() {}
     }
 
-    /// Applies one fix to a device's state and appends its events (sorted by fence identifier).
-    /// - Complexity: one index query plus O(k·m) for k candidate fences and m fences the device is in.
-    func process(device: Int32, time: Double, lat: Double, lon: Double, accuracy: Double,
-                 state s: inout DeviceTracker, worker w: inout Worker) {
-        index.classify(lat: lat, lon: lon, accuracy: accuracy, exitMargin: settings.exitMargin, into: &w.candidates)
-        s.stamp &+= 1
-        let stamp = s.stamp
+    /// Applies one fix, given its classification (`FenceIndex.classify` with the
+    /// fix's accuracy and the settings' exit margin), to a device's state and
+    /// appends its events (sorted by fence identifier).
+    /// - Complexity: O(k·m) for k candidate fences and m fences the device is in.
+    @inline(__always)
+    func apply(device: Int32, time: Double, lat: Double, lon: Double, candidates: UnsafeBufferPointer<FenceClassification>,
+               state s: inout DeviceTracker) {
         let first = !s.started
         s.started = true
-        w.pending.removeAll(keepingCapacity: true)
-
-        @inline(__always) func emit(_ fence: Int32, _ type: EventType, initial: Bool) {
-            let allowed: Bool
-            switch type {
-            case .enter: allowed = options.notifyOnEntry[Int(fence)]
-            case .exit: allowed = options.notifyOnExit[Int(fence)]
-            case .dwell: allowed = true
-            }
-            guard allowed else { return }
-            if !options.repeats[Int(fence)] {
-                if s.consumed.contains(fence) { return }
-                s.consumed.append(fence)
-            }
-            w.pending.append(EvaluationEvent(device: device, fence: fence, type: type, initial: initial, time: time, lat: lat, lon: lon))
-        }
-
-        for c in w.candidates {
-            let f = c.slot
-            if let k = s.find(f) {
-                s.entries[k].seen = stamp
-                if s.entries[k].inside {
-                    if c.state == .outside {
-                        emit(f, .exit, initial: false)
-                        s.entries.remove(at: k)
+        // A device inside nothing, near nothing: nothing to do.
+        if candidates.isEmpty && s.entryCount == 0 { return }
+        s.stamp &+= 1
+        let stamp = s.stamp
+        let eventStart = s.events.count
+        slots.withUnsafeBufferPointer { opt in
+            for c in candidates {
+                let f = c.slot
+                let e = s.entries
+                var k = 0
+                while k < e.count && e[k].fence != f { k += 1 }
+                if k < e.count {
+                    // An entry not marked seen is dropped by the sweep below, with an exit when inside.
+                    if e[k].inside {
+                        if c.state != .outside { e[k].seen = stamp }
+                    } else {
+                        switch c.state {
+                        case .inside:
+                            e[k].seen = stamp
+                            e[k].inside = true
+                            e[k].since = time
+                            e[k].dwell = opt[Int(f)].dwell
+                            Evaluator.emit(f, .enter, true, opt, &s, device, time, lat, lon)
+                        case .outside, .outsideWithinMargin:
+                            break                             // unknown -> outside: no event
+                        case .uncertain:
+                            e[k].seen = stamp
+                        }
                     }
                 } else {
+                    // No entry: outside (determined), or the device's very first fix.
                     switch c.state {
                     case .inside:
-                        s.entries[k].inside = true
-                        s.entries[k].since = time
-                        emit(f, .enter, initial: true)
-                    case .outside, .outsideWithinMargin:
-                        s.entries.remove(at: k)          // unknown -> outside: no event
-                    case .uncertain:
+                        s.appendEntry(.init(fence: f, seen: stamp, since: time, dwell: opt[Int(f)].dwell, inside: true))
+                        Evaluator.emit(f, .enter, first, opt, &s, device, time, lat, lon)
+                    case .uncertain where first:
+                        s.appendEntry(.init(fence: f, seen: stamp, since: time, dwell: -1, inside: false))
+                    default:
                         break
                     }
                 }
-            } else {
-                // No entry: outside (determined), or the device's very first fix.
-                switch c.state {
-                case .inside:
-                    s.entries.append(.init(fence: f, inside: true, since: time, dwellFired: false, seen: stamp))
-                    emit(f, .enter, initial: first)
-                case .uncertain where first:
-                    s.entries.append(.init(fence: f, inside: false, since: time, dwellFired: false, seen: stamp))
-                default:
-                    break
+            }
+            // Fences the index did not report are certainly outside (margin included).
+            var k = 0
+            while k < s.entryCount {
+                let e = s.entries[k]
+                if e.seen != stamp {
+                    s.removeEntry(at: k)
+                    if e.inside { Evaluator.emit(e.fence, .exit, false, opt, &s, device, time, lat, lon) }
+                    continue
+                }
+                if e.inside && e.dwell >= 0 && time - e.since >= e.dwell {
+                    s.entries[k].dwell = -1
+                    Evaluator.emit(e.fence, .dwell, false, opt, &s, device, time, lat, lon)
+                }
+                k += 1
+            }
+            // This fix's events by fence identifier, then type (insertion sort: a handful at most).
+            let end = s.events.count
+            if end - eventStart > 1 {
+                @inline(__always) func before(_ a: EvaluationEvent, _ b: EvaluationEvent) -> Bool {
+                    a.fence == b.fence ? a.type.rawValue < b.type.rawValue : opt[Int(a.fence)].rank < opt[Int(b.fence)].rank
+                }
+                s.events.withUnsafeMutableBufferPointer { ev in
+                    for i in (eventStart + 1)..<end {
+                        let x = ev[i]
+                        var j = i
+                        while j > eventStart && before(x, ev[j - 1]) { ev[j] = ev[j - 1]; j -= 1 }
+                        ev[j] = x
+                    }
                 }
             }
         }
-        // Fences the index did not report are certainly outside (margin included).
-        var k = 0
-        while k < s.entries.count {
-            let e = s.entries[k]
-            if e.seen != stamp {
-                if e.inside { emit(e.fence, .exit, initial: false) }
-                s.entries.remove(at: k)
-                continue
-            }
-            if e.inside, !e.dwellFired {
-                let d = options.dwell[Int(e.fence)]
-                if d >= 0, time - e.since >= d {
-                    s.entries[k].dwellFired = true
-                    emit(e.fence, .dwell, initial: false)
-                }
-            }
-            k += 1
+    }
+
+    /// Appends an event unless the fence's options filter it (notify flags) or
+    /// it is one-shot and already fired.
+    @inline(__always)
+    static func emit(_ fence: Int32, _ type: EventType, _ initial: Bool, _ opt: UnsafeBufferPointer<SlotOptions>,
+                     _ s: inout DeviceTracker, _ device: Int32, _ time: Double, _ lat: Double, _ lon: Double) {
+        let flags = opt[Int(fence)].flags
+        switch type {
+        case .enter: if flags & SlotOptions.notifyEntry == 0 { return }
+        case .exit: if flags & SlotOptions.notifyExit == 0 { return }
+        case .dwell: break
         }
-        if w.pending.count > 1 {
-            let rank = options.idRank
-            w.pending.sort { a, b in
-                a.fence == b.fence ? a.type.rawValue < b.type.rawValue : rank[Int(a.fence)] < rank[Int(b.fence)]
-            }
+        if flags & SlotOptions.oneShot != 0 {
+            if s.consumed.contains(fence) { return }
+            s.consumed.append(fence)
         }
-        s.events.append(contentsOf: w.pending)
+        s.events.append(EvaluationEvent(device: device, fence: fence, type: type, initial: initial, time: time, lat: lat, lon: lon))
     }
 }
