@@ -33,7 +33,7 @@ let package = Package(
         // Fences, loaders, validation, evaluator, simulator, subsets.
         .target(name: "GeofenceEngine", dependencies: ["GeometryKit", "FenceIndex", "Rotation", "Geodesy", "CZlib"], swiftSettings: checks),
         .executableTarget(name: "geofence", dependencies: ["GeofenceEngine", "Rotation"], swiftSettings: checks),
-        .executableTarget(name: "GeofenceBench", dependencies: ["GeofenceEngine", "FenceIndex", "GeometryKit", "Geodesy", "CGEOS"],
+        .executableTarget(name: "GeofenceBench", dependencies: ["GeofenceEngine", "FenceIndex", "Rotation", "GeometryKit", "Geodesy", "CGEOS"],
                           path: "Benchmarks/GeofenceBench"),
 
         .testTarget(name: "GeodesyTests", dependencies: ["Geodesy"], swiftSettings: checks),

@@ -15,6 +15,7 @@ struct Runner {
         ("evaluate-file", "end to end from a CSV file: LogReader → EvaluationRun, 1 and 2 threads"),
         ("evaluate-fixes", "scaling in the fix count at 100k fences (1M → 10M fixes)"),
         ("evaluate-real", "real fences × real AIS traces: airports + ports + counties, cities; join alone and end to end"),
+        ("plan", "rotation planning cost: Planner.plan (guaranteed, centre, trigger) at 100k and 1M circles, p50/p99"),
     ]
 
     func run() -> Int32 {
@@ -50,6 +51,7 @@ struct Runner {
             try IndexSuites(options: options, report: report, data: data).run()
             if let data { try PolygonSuite(options: options, report: report, data: data).run() }
             try EvaluateSuites(options: options, report: report, data: data).run()
+            try PlanSuite(options: options, report: report).run()
         } catch {
             FileHandle.standardError.write(Data("geofence-bench: \(error)\n".utf8))
             return 70

@@ -40,9 +40,13 @@ public struct Planner: Sendable {
     public let settings: Settings
     public let strategy: Strategy
 
+    /// The largest OS circle radius (bounds the centre-distance candidate query).
+    let maxCircleRadius: Double
+
     public init(index: FenceIndex, circles: [OSCircle], settings: Settings, strategy: Strategy) {
         precondition(settings.slots >= 2, "a plan needs at least one fence slot and the refresh region")
         self.index = index; self.circles = circles; self.settings = settings; self.strategy = strategy
+        maxCircleRadius = circles.map(\.radius).max() ?? 0
     }
 
     /// Plans at a position.
@@ -140,8 +144,6 @@ public struct Planner: Sendable {
                     refresh: Region(kind: .refresh, lat: lat, lon: lon, radius: Double(r)), coverage: coverage, broken: broken)
     }
 
-    /// The largest OS circle radius (bounds the centre-distance candidate query).
-    var maxCircleRadius: Double { circles.map(\.radius).max() ?? 0 }
 
     /// A circle covering the OS circles of the given fences: centred on the mean of their
     /// centres (on the unit sphere), radius the farthest centre distance plus its radius.
