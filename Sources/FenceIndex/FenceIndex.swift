@@ -121,6 +121,11 @@ public struct FenceIndex: Sendable {
         let newOf = table.relayout(order: order)
         tree.remapPrimaryPayloads { newOf[Int($0)] }
         for k in table.splits.indices { table.splits[k].record = newOf[Int(table.splits[k].record)] }
+        table.rankIdentifiers()
+        let keys = table.orderKeys, splits = table.splits
+        tree.setMinOrderKeys { v in
+            keys[Int(v & EntryValue.secondary != 0 ? splits[Int(v >> EntryValue.payloadShift)].record : Int32(v >> EntryValue.payloadShift))]
+        }
         main = tree
         delta = PackedRTree()
         tail = []

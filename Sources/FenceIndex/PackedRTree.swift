@@ -75,7 +75,9 @@ struct PackedRTree: Sendable {
         let total = nodeStarts.last!
         blocks = [Float](repeating: 0, count: PackedRTree.stride * total)
         for node in 0..<total {
-            for lane in 0..<m { setChild(node, lane, .empty); setValue(node, lane, EntryValue.none) }
+            // Leaf lanes: entry values (`none` for padding); upper lanes: subtree order-key minima (0: no information).
+            let v = node < counts[0] ? EntryValue.none : 0
+            for lane in 0..<m { setChild(node, lane, .empty); setValue(node, lane, v) }
         }
         // Leaves.
         var childBoxes = [BoundingBox](repeating: .empty, count: counts[0])
@@ -159,6 +161,37 @@ struct PackedRTree: Sendable {
     func child(_ node: Int, level: Int, lane: Int) -> Int {
         nodeStarts[level - 2] + (node - nodeStarts[level - 1]) * PackedRTree.nodeCapacity + lane
     }
+
+    /// Stores in every upper lane the least order key (`FenceTable.orderKeys`,
+    /// given per entry value by `key`) of the entries below it: a lower bound
+    /// for nearest-N ties (0, the default, bounds anything).
+    mutating func setMinOrderKeys(_ key: (UInt32) -> UInt32) {
+        let m = PackedRTree.nodeCapacity
+        guard height > 1 else { return }
+        var childMin = [UInt32](repeating: .max, count: nodeStarts[1])
+        for k in 0..<leafLanes {
+            let v = value(k / m, k % m)
+            if v != EntryValue.none { childMin[k / m] = min(childMin[k / m], key(v)) }
+        }
+        for level in 2...height {
+            let start = levelStart(level), end = nodeStarts[level]
+            var next = [UInt32](repeating: .max, count: end - start)
+            for node in start..<end {
+                for lane in 0..<m {
+                    let c = child(node, level: level, lane: lane)
+                    guard c < nodeStarts[level - 1] else { continue }
+                    let v = childMin[c - levelStart(level - 1)]
+                    setValue(node, lane, v == .max ? 0 : v)
+                    next[node - start] = min(next[node - start], v)
+                }
+            }
+            childMin = next
+        }
+    }
+
+    /// The least order key below lane `lane` of upper node `node` (see `setMinOrderKeys`).
+    @inline(__always)
+    func minOrderKey(_ node: Int, _ lane: Int) -> UInt32 { value(node, lane) }
 
     /// Rewrites the payload of every primary entry (secondary entries keep their split index).
     mutating func remapPrimaryPayloads(_ f: (Int32) -> Int32) {
