@@ -45,7 +45,7 @@ extension FenceIndex {
         // eligible fences seen so far; the n-th answer is at most the largest,
         // so nothing whose lower bound exceeds it need be queued.
         // (Kept in `scratch`: a captured local `var` would cost an exclusivity check per access.)
-        scratch.bound = NearestBound(key: .infinity, order: .max)
+        scratch.bound = NearestBound(key: .infinity, order: .max, record: 0)
         @inline(__always) func beyond(_ key: Double, _ order: UInt32) -> Bool {
             key > scratch.bound.key || (key == scratch.bound.key && order > scratch.bound.order)
         }
@@ -53,7 +53,7 @@ extension FenceIndex {
             @inline(__always) func greater(_ a: NearestBound, _ b: NearestBound) -> Bool {
                 a.key > b.key || (a.key == b.key && a.order > b.order)
             }
-            let x = NearestBound(key: key, order: order)
+            let x = NearestBound(key: key, order: order, record: 0)
             if scratch.best.count < n {
                 scratch.best.append(x)
                 var i = scratch.best.count - 1
@@ -158,11 +158,23 @@ extension FenceIndex {
             let key: Double
             if v & EntryValue.polygon == 0 {
                 let c = table.circles[r]
-                let b = c.distanceBounds(lat: plat, lon: plon, cosLat: cosLat)
-                key = max(0, b.lower - c.radius)
+                let lb = SphericalBounds.geodesicLowerBound(angle: SphericalBounds.fastAngleLowerBound(
+                    lat1: c.lat, lon1: c.lon, cos1: c.cosLat, lat2: plat, lon2: plon, cos2: cosLat))
+                key = max(0, lb - c.radius)
                 guard key <= maxDistance && !beyond(key, order) else { return }
-                let upper = max(0, b.upper - c.radius)
-                if v & EntryValue.secondary == 0 && upper <= maxDistance { offer(upper, order) }
+                // Its upper bound can only tighten the pruning bound if its lower one is below it.
+                if key < scratch.bound.key || (key == scratch.bound.key && order < scratch.bound.order) {
+                    let upper = max(0, c.distanceBounds(lat: plat, lon: plon, cosLat: cosLat).upper - c.radius)
+                    if upper == 0 {
+                        // Certainly inside: distance exactly 0, queued resolved.
+                        if v & EntryValue.secondary == 0 { offer(0, order) }
+                        push(NearestQueueItem(key: 0, ref: UInt32(r),
+                                              tag: NearestQueueItem.resolved | (v & EntryValue.twin != 0 ? NearestQueueItem.twin : 0),
+                                              order: order))
+                        return
+                    }
+                    if v & EntryValue.secondary == 0 && upper <= maxDistance { offer(upper, order) }
+                }
             } else {
                 key = boxKey(node < 0 ? tail[lane].box : second ? delta.childBox(node, lane) : main.childBox(node, lane))
                 guard key <= maxDistance && !beyond(key, order) else { return }
@@ -192,7 +204,16 @@ extension FenceIndex {
         for (k, e) in tail.enumerated() { pushEntry(e.value, -1, k, false) }
 
         let m = PackedRTree.nodeCapacity
+        var allInside = false
         while !scratch.heap.isEmpty && results.count < n {
+            // n fences certainly contain the point: every answer is at distance 0,
+            // so the answers are the n first identifiers among the fences
+            // containing the point; a containment search finds them with far
+            // less bookkeeping than this queue (points inside hundreds of fences).
+            if scratch.bound.key == 0 && scratch.best.count == n {
+                allInside = true
+                break
+            }
             let item = pop()
             // The sphere key is loose (0.75%): refine it once with the ellipsoidal
             // bound (a circle's always, a node's far away), and requeue if that
@@ -245,6 +266,60 @@ extension FenceIndex {
                 emit(item)
             }
         }
+        if allInside { nearestInside(n, &p, scratch: &scratch, into: &results) }
+    }
+
+    /// The `n` first fences by identifier (bytewise UTF-8) among those
+    /// containing the point, at distance 0 (at least n fences must contain it).
+    /// - Complexity: a containment search; order keys skip the exact test of
+    ///   fences that come after n fences already found.
+    func nearestInside(_ n: Int, _ p: inout QueryPoint, scratch: inout NearestScratch, into results: inout [Neighbor]) {
+        if !results.isEmpty { results.removeAll(keepingCapacity: true) }
+        scratch.best.removeAll(keepingCapacity: true)
+        let ids = table.ids, slotOf = table.slotOf, orderKeys = table.orderKeys
+        /// Identifier order of two records (order keys, then the identifiers when those are equal).
+        @inline(__always) func after(_ a: NearestBound, _ b: NearestBound) -> Bool {
+            if a.order != b.order { return a.order > b.order }
+            return a.record != b.record
+                && ids[Int(slotOf[Int(b.record)])].utf8.lexicographicallyPrecedes(ids[Int(slotOf[Int(a.record)])].utf8)
+        }
+        var worst = UInt32.max
+        _ = forEachCandidate(QueryWindow(p.window(metres: 0))) { r in
+            let order = orderKeys[r]
+            if order > worst || !fenceContains(r, &p) { return true }
+            let x = NearestBound(key: 0, order: order, record: UInt32(r))
+            // Max-heap (by identifier order) of the n first found.
+            if scratch.best.count < n {
+                scratch.best.append(x)
+                var i = scratch.best.count - 1
+                while i > 0 {
+                    let parent = (i - 1) >> 1
+                    if !after(x, scratch.best[parent]) { break }
+                    scratch.best[i] = scratch.best[parent]
+                    i = parent
+                }
+                scratch.best[i] = x
+            } else if after(scratch.best[0], x) {
+                let count = scratch.best.count
+                var i = 0
+                while true {
+                    let l = 2 * i + 1
+                    if l >= count { break }
+                    var c = l
+                    if l + 1 < count && after(scratch.best[l + 1], scratch.best[l]) { c = l + 1 }
+                    if !after(scratch.best[c], x) { break }
+                    scratch.best[i] = scratch.best[c]
+                    i = c
+                }
+                scratch.best[i] = x
+            } else {
+                return true
+            }
+            if scratch.best.count == n { worst = scratch.best[0].order }
+            return true
+        }
+        scratch.best.sort { after($1, $0) }
+        for b in scratch.best { results.append(Neighbor(slot: slotOf[Int(b.record)], distance: 0)) }
     }
 
     /// The `n` nearest live fences (see `nearest(_:lat:lon:maxDistance:scratch:into:)`).

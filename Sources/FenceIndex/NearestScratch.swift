@@ -6,7 +6,7 @@ public struct NearestScratch: Sendable {
     /// Max-heap of the n least (upper bound, order key) pairs of fences seen.
     var best: [NearestBound] = []
     /// The largest of `best` once it holds n pairs (else infinite).
-    var bound = NearestBound(key: .infinity, order: .max)
+    var bound = NearestBound(key: .infinity, order: .max, record: 0)
 
     public init() {}
 
@@ -45,4 +45,6 @@ struct NearestQueueItem: Sendable {
 struct NearestBound: Sendable {
     var key: Double
     var order: UInt32
+    /// The fence's record (used by `FenceIndex.nearestInside` only).
+    var record: UInt32
 }
