@@ -3,20 +3,36 @@ import Foundation
 /// Nearest-N by distance to the fence (0 inside): best-first search
 /// (Hjaltason & Samet) over one priority queue holding tree nodes and fences.
 ///
+/// Order: answers go by (distance, identifier bytewise UTF-8). Identifiers
+/// are compared through integer order keys (`FenceTable.orderKeys`, given at
+/// each full build, odd keys in between for fences added since), so queue
+/// items carry a pair (key, order key): a lower bound of the pair of every
+/// fence they stand for. A node's order key is the least below it (stored in
+/// the upper nodes' spare lane words; 0 in the second tree), so among nodes
+/// at distance 0 — points inside many fences — the ones holding the first
+/// identifiers go first. At equal pairs unresolved items go before resolved
+/// ones; equal odd order keys go by identifier.
+///
 /// Keys: a node's key is a lower bound in metres of the geodesic distance
 /// from the point to its box (the sphere bound, `SphericalBounds`, no libm
 /// calls, 0.75% slack). A fence first enters with a lower bound (circle: the
-/// same bound to its centre, minus the radius; polygon: its box's bound).
-/// Beyond 100 km, a node or fence reaching the front has its key refined once
-/// by `EllipsoidBounds` (following the ellipsoid's radii of curvature, ~1e-4
-/// slack) and is requeued if no longer first, so that a distant city of
-/// fences is not expanded and resolved wholesale. An unresolved fence at the
-/// front is resolved to its exact distance (one Karney geodesic for a circle)
-/// and re-queued unless it is already the minimum. A resolved fence at the front is nearer than
-/// anything still queued: it is an answer. At equal keys, nodes and
-/// unresolved fences come first and resolved fences go by identifier
-/// (bytewise UTF-8), so ties are deterministic. A fence stored under two
-/// boxes is answered once.
+/// same bound to its centre, minus the radius; polygon: its box's bound); a
+/// circle whose upper bound puts the point inside enters resolved at 0. A
+/// circle reaching the front unresolved, or a node beyond 100 km, has its key
+/// refined once by `EllipsoidBounds` (~1e-5 slack nearby) and is requeued if
+/// no longer first, so that fences are resolved with a geodesic only when
+/// they are among the answers or too close to call. An unresolved fence at
+/// the front is resolved to its exact distance (0 when the bounds put the
+/// point inside a circle, else one Karney geodesic for a circle) and
+/// requeued unless it is already the minimum. A resolved fence at the front
+/// is nearer than anything still queued: it is an answer.
+///
+/// Pruning: the n least upper bounds (distance, order key) of distinct fences
+/// seen bound the n-th answer; nothing whose lower bound exceeds it is
+/// queued. Once n fences are known to contain the point, every answer is at
+/// distance 0 and a containment search (`nearestInside`) finds the n first
+/// identifiers with far less bookkeeping. A fence stored under two boxes is
+/// answered once.
 extension FenceIndex {
     /// Replaces `results` with the `n` live fences nearest to the point by
     /// distance to the fence (`distance(to:lat:lon:)`: circle `max(0, d - r)`,
@@ -24,8 +40,8 @@ extension FenceIndex {
     /// ties by identifier bytewise; only fences within `maxDistance` metres.
     /// Distances are exact metres.
     /// - Complexity: O((n + m) log(n + m)) expected, where m is the number of
-    ///   nodes and fences whose lower bound is below the n-th distance;
-    ///   about n + a few exact geodesics.
+    ///   nodes and fences whose lower bound is below the n-th (distance,
+    ///   identifier); at most n exact geodesics plus the few too close to call.
     public func nearest(_ n: Int, lat: Double, lon: Double, maxDistance: Double = .infinity,
                         scratch: inout NearestScratch, into results: inout [Neighbor]) {
         if !results.isEmpty { results.removeAll(keepingCapacity: true) }

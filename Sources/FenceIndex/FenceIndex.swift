@@ -9,9 +9,12 @@ import Geodesy
 /// top-down STR packing, single-precision boxes rounded outward). Queries
 /// filter by box, then decide with the real shape: circles by the WGS84
 /// geodesic distance from the centre (a haversine test with the
-/// `Geodesy.Sphere` error bound settles all but the points near the edge,
-/// which get Karney's exact geodesic), polygons by a boundary-inclusive
-/// point-in-polygon over latitude bands.
+/// `Geodesy.Sphere` error bound settles most points, bounds that follow the
+/// ellipsoid (`EllipsoidBounds`, millimetres apart at kilometres) nearly all
+/// the others, and only points that close to the edge get Karney's exact
+/// geodesic), polygons by a boundary-inclusive point-in-polygon over latitude
+/// bands; accuracy and margin decisions for polygons look for edges only in
+/// the window that matters (`PolygonTable.boundaryMayMeet`).
 ///
 /// Slots: every fence gets a dense `Int32` slot; answers are slots, mapped to
 /// identifiers with `identifier(of:)`. A slot is never reused: `insert` of an
