@@ -29,10 +29,11 @@ import Foundation
 ///
 /// Pruning: the n least upper bounds (distance, order key) of distinct fences
 /// seen bound the n-th answer; nothing whose lower bound exceeds it is
-/// queued. Once n fences are known to contain the point, every answer is at
-/// distance 0 and a containment search (`nearestInside`) finds the n first
-/// identifiers with far less bookkeeping. A fence stored under two boxes is
-/// answered once.
+/// queued. A point inside at least n fences (dense clusters) is answered by a
+/// containment search first (`nearestInside`): every answer is then at
+/// distance 0, and the n first identifiers among the containing fences are
+/// found with far less bookkeeping than the queue's. A fence stored under two
+/// boxes is answered once.
 extension FenceIndex {
     /// Replaces `results` with the `n` live fences nearest to the point by
     /// distance to the fence (`distance(to:lat:lon:)`: circle `max(0, d - r)`,
@@ -48,6 +49,9 @@ extension FenceIndex {
         guard n > 0 else { return }
         precondition(maxDistance >= 0, "maxDistance must be >= 0")
         var p = QueryPoint(lat: lat, lon: lon)
+        // A point inside at least n fences (a dense cluster): every answer is at
+        // distance 0, the n first identifiers among the fences containing the point.
+        if nearestInside(n, &p, scratch: &scratch, into: &results) { return }
         let cosLat = p.cosLat()
         // Plain copies for the nested functions (reading the captured `var p` there costs an exclusivity check).
         let plat = p.lat, plon = p.lon
@@ -220,16 +224,7 @@ extension FenceIndex {
         for (k, e) in tail.enumerated() { pushEntry(e.value, -1, k, false) }
 
         let m = PackedRTree.nodeCapacity
-        var allInside = false
         while !scratch.heap.isEmpty && results.count < n {
-            // n fences certainly contain the point: every answer is at distance 0,
-            // so the answers are the n first identifiers among the fences
-            // containing the point; a containment search finds them with far
-            // less bookkeeping than this queue (points inside hundreds of fences).
-            if scratch.bound.key == 0 && scratch.best.count == n {
-                allInside = true
-                break
-            }
             let item = pop()
             // The sphere key is loose (0.75%): refine it once with the ellipsoidal
             // bound (a circle's always, a node's far away), and requeue if that
@@ -282,16 +277,15 @@ extension FenceIndex {
                 emit(item)
             }
         }
-        if allInside { nearestInside(n, &p, scratch: &scratch, into: &results) }
     }
 
-    /// The `n` first fences by identifier (bytewise UTF-8) among those
-    /// containing the point, at distance 0 (at least n fences must contain it).
-    /// - Complexity: a containment search; order keys skip the exact test of
-    ///   fences that come after n fences already found.
-    func nearestInside(_ n: Int, _ p: inout QueryPoint, scratch: inout NearestScratch, into results: inout [Neighbor]) {
+    /// When at least `n` fences contain the point, sets `results` to the `n`
+    /// first of them by identifier (bytewise UTF-8), at distance 0, and
+    /// returns true; else returns false and leaves `results` empty.
+    /// - Complexity: a containment search; once n fences are found, order
+    ///   keys skip the subtrees and fences that come after them.
+    func nearestInside(_ n: Int, _ p: inout QueryPoint, scratch: inout NearestScratch, into results: inout [Neighbor]) -> Bool {
         if !results.isEmpty { results.removeAll(keepingCapacity: true) }
-        scratch.best.removeAll(keepingCapacity: true)
         let ids = table.ids, slotOf = table.slotOf, orderKeys = table.orderKeys
         /// Identifier order of two records (order keys, then the identifiers when those are equal).
         @inline(__always) func after(_ a: NearestBound, _ b: NearestBound) -> Bool {
@@ -299,10 +293,15 @@ extension FenceIndex {
             return a.record != b.record
                 && ids[Int(slotOf[Int(b.record)])].utf8.lexicographicallyPrecedes(ids[Int(slotOf[Int(a.record)])].utf8)
         }
-        var worst = UInt32.max
-        _ = forEachCandidate(QueryWindow(p.window(metres: 0))) { r in
+        // The n-th order key found so far (through a pointer: a local `var` captured
+        // by the escaping `maxOrder` closure would cost an exclusivity check per access).
+        let worst = UnsafeMutablePointer<UInt32>.allocate(capacity: 1)
+        defer { worst.deallocate() }
+        worst.pointee = .max
+        if !scratch.best.isEmpty { scratch.best.removeAll(keepingCapacity: true) }
+        _ = forEachCandidate(QueryWindow(p.window(metres: 0)), maxOrder: { worst.pointee }) { r in
             let order = orderKeys[r]
-            if order > worst || !fenceContains(r, &p) { return true }
+            if order > worst.pointee || !fenceContains(r, &p) { return true }
             let x = NearestBound(key: 0, order: order, record: UInt32(r))
             // Max-heap (by identifier order) of the n first found.
             if scratch.best.count < n {
@@ -331,11 +330,13 @@ extension FenceIndex {
             } else {
                 return true
             }
-            if scratch.best.count == n { worst = scratch.best[0].order }
+            if scratch.best.count == n { worst.pointee = scratch.best[0].order }
             return true
         }
+        guard scratch.best.count == n else { return false }
         scratch.best.sort { after($1, $0) }
         for b in scratch.best { results.append(Neighbor(slot: slotOf[Int(b.record)], distance: 0)) }
+        return true
     }
 
     /// The `n` nearest live fences (see `nearest(_:lat:lon:maxDistance:scratch:into:)`).

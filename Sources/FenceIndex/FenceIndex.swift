@@ -165,6 +165,14 @@ public struct FenceIndex: Sendable {
     /// boxes of split fences) read the entry value.
     @inline(__always)
     func forEachCandidate(_ q: QueryWindow, _ body: (Int) -> Bool) -> Bool {
+        forEachCandidate(q, maxOrder: nil, body)
+    }
+
+    /// As `forEachCandidate(_:_:)`; in the main tree, subtrees whose fences
+    /// all have order keys above `maxOrder()` are skipped (some of their
+    /// fences may still be visited through other trees or boxes).
+    @inline(__always)
+    func forEachCandidate(_ q: QueryWindow, maxOrder: (() -> UInt32)?, _ body: (Int) -> Bool) -> Bool {
         table.alive.withUnsafeBufferPointer { alive in
             table.splits.withUnsafeBufferPointer { splits in
                 @inline(__always) func isAlive(_ r: Int) -> Bool { alive[r >> 6] & (1 << UInt64(r & 63)) != 0 }
@@ -177,7 +185,7 @@ public struct FenceIndex: Sendable {
                     }
                     return isAlive(r) ? body(r) : true
                 }
-                let mainGoesOn = main.search(q) { k in
+                let mainGoesOn = main.search(q, maxOrder: maxOrder) { k in
                     if isAlive(k) { return body(k) }
                     let v = main.value(at: k)
                     return v & EntryValue.secondary != 0 ? visit(v) : true

@@ -277,6 +277,13 @@ struct PackedRTree: Sendable {
     /// `visit` returns false.
     @inline(__always)
     func search(_ q: QueryWindow, _ visit: (Int) -> Bool) -> Bool {
+        search(q, maxOrder: nil, visit)
+    }
+
+    /// As `search(_:_:)`, skipping subtrees whose least order key (see
+    /// `setMinOrderKeys`) exceeds `maxOrder()`, asked at each upper node.
+    @inline(__always)
+    func search(_ q: QueryWindow, maxOrder: (() -> UInt32)?, _ visit: (Int) -> Bool) -> Bool {
         let h = height
         if h == 0 || !q.intersects(rootBox) { return true }
         let m = PackedRTree.nodeCapacity
@@ -301,6 +308,13 @@ struct PackedRTree: Sendable {
                                     if !visit(node * m + j) { return false }
                                 }
                             } else {
+                                if let maxOrder {
+                                    let limit = maxOrder()
+                                    let keys = UnsafeRawPointer(block + 64).assumingMemoryBound(to: UInt32.self)
+                                    var within: UInt32 = 0
+                                    for j in 0..<16 { within |= UInt32(keys[j] <= limit ? 1 : 0) << UInt32(j) }
+                                    bits &= within
+                                }
                                 let first = ls[level - 2] + (node - ls[level - 1]) * m
                                 let tag = (level - 1) << 40
                                 while bits != 0 {
