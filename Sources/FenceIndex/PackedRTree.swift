@@ -29,7 +29,9 @@ struct PackedRTree: Sendable {
 
     /// Words per node block.
     static let stride = 80
-    private(set) var blocks: [Float] = []
+    /// The node blocks, 64-byte aligned: each 16-lane row is one cache line.
+    private var storage = BlockStorage(count: 0)
+
     /// First node of each level (level 1, the leaves, first), then the node count.
     private(set) var nodeStarts: [Int] = [0]
     /// Real (non-padding) entries.
@@ -73,7 +75,7 @@ struct PackedRTree: Sendable {
         nodeStarts = [0]
         for c in counts { nodeStarts.append(nodeStarts.last! + c) }
         let total = nodeStarts.last!
-        blocks = [Float](repeating: 0, count: PackedRTree.stride * total)
+        storage = BlockStorage(count: PackedRTree.stride * total)
         for node in 0..<total {
             // Leaf lanes: entry values (`none` for padding); upper lanes: subtree order-key minima (0: no information).
             let v = node < counts[0] ? EntryValue.none : 0
@@ -103,22 +105,28 @@ struct PackedRTree: Sendable {
         #endif
     }
 
+    /// Copies the blocks if another tree shares them (before any write).
+    private mutating func makeUnique() {
+        if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+    }
+
     private mutating func setChild(_ node: Int, _ lane: Int, _ b: BoundingBox) {
         let o = PackedRTree.stride * node
-        blocks[o + lane] = b.west
-        blocks[o + 16 + lane] = b.south
-        blocks[o + 32 + lane] = b.east
-        blocks[o + 48 + lane] = b.north
+        let w = storage.words
+        w[o + lane] = b.west
+        w[o + 16 + lane] = b.south
+        w[o + 32 + lane] = b.east
+        w[o + 48 + lane] = b.north
     }
 
     private mutating func setValue(_ node: Int, _ lane: Int, _ v: UInt32) {
-        blocks[PackedRTree.stride * node + 64 + lane] = Float(bitPattern: v)
+        storage.words[PackedRTree.stride * node + 64 + lane] = Float(bitPattern: v)
     }
 
     /// The entry value of lane `lane` of leaf `node` (`EntryValue.none` when unused).
     @inline(__always)
     func value(_ node: Int, _ lane: Int) -> UInt32 {
-        blocks[PackedRTree.stride * node + 64 + lane].bitPattern
+        storage.words[PackedRTree.stride * node + 64 + lane].bitPattern
     }
 
     /// The entry value at a leaf lane `16 * leaf + lane`.
@@ -134,8 +142,8 @@ struct PackedRTree: Sendable {
     @inline(__always)
     func childBox(_ node: Int, _ lane: Int) -> BoundingBox {
         let o = PackedRTree.stride * node
-        return BoundingBox(west: blocks[o + lane], south: blocks[o + 16 + lane],
-                           east: blocks[o + 32 + lane], north: blocks[o + 48 + lane])
+        let w = storage.words
+        return BoundingBox(west: w[o + lane], south: w[o + 16 + lane], east: w[o + 32 + lane], north: w[o + 48 + lane])
     }
 
     /// The box of a node on `level` (stored in its parent's block).
@@ -166,6 +174,7 @@ struct PackedRTree: Sendable {
     /// given per entry value by `key`) of the entries below it: a lower bound
     /// for nearest-N ties (0, the default, bounds anything).
     mutating func setMinOrderKeys(_ key: (UInt32) -> UInt32) {
+        makeUnique()
         let m = PackedRTree.nodeCapacity
         guard height > 1 else { return }
         var childMin = [UInt32](repeating: .max, count: nodeStarts[1])
@@ -195,6 +204,7 @@ struct PackedRTree: Sendable {
 
     /// Rewrites the payload of every primary entry (secondary entries keep their split index).
     mutating func remapPrimaryPayloads(_ f: (Int32) -> Int32) {
+        makeUnique()
         let m = PackedRTree.nodeCapacity
         for k in 0..<leafLanes {
             let v = value(k / m, k % m)
@@ -205,7 +215,7 @@ struct PackedRTree: Sendable {
     }
 
     /// Bytes held by the tree arrays.
-    var memoryBytes: Int { blocks.capacity * 4 + nodeStarts.capacity * 8 }
+    var memoryBytes: Int { storage.count * 4 + nodeStarts.capacity * 8 }
 
     /// The real entries, in tree order.
     var entries: [IndexEntry] {
@@ -288,10 +298,11 @@ struct PackedRTree: Sendable {
         if h == 0 || !q.intersects(rootBox) { return true }
         let m = PackedRTree.nodeCapacity
         let stride = PackedRTree.stride
-        return blocks.withUnsafeBufferPointer { bp in
+        let words = storage.words
+        return withExtendedLifetime(storage) {
                 nodeStarts.withUnsafeBufferPointer { ls in
                     withUnsafeTemporaryAllocation(of: Int.self, capacity: 128) { stack -> Bool in
-                        let base = bp.baseAddress!
+                        let base = UnsafePointer(words)
                         // Each stack word: node | level << 40.
                         stack[0] = ls[h - 1] | h << 40
                         var sp = 1
@@ -338,8 +349,9 @@ extension PackedRTree {
     /// their own lanes), unused lanes empty, padding values only on empty lanes.
     func checkInvariants() {
         let m = PackedRTree.nodeCapacity
-        guard count > 0 else { precondition(blocks.isEmpty); return }
-        precondition(blocks.count == PackedRTree.stride * nodeStarts.last!)
+        guard count > 0 else { precondition(storage.count == 0); return }
+        precondition(storage.count == PackedRTree.stride * nodeStarts.last!)
+        precondition(Int(bitPattern: storage.words) & 63 == 0, "blocks aligned to cache lines")
         precondition(nodeStarts.last! - nodeStarts[nodeStarts.count - 2] == 1, "one root")
         precondition((0..<leafLanes).filter { value($0 / m, $0 % m) != EntryValue.none }.count == count)
         for k in 0..<leafLanes {
@@ -364,3 +376,26 @@ extension PackedRTree {
     }
 }
 #endif
+
+/// A 64-byte-aligned, zero-filled buffer of node block words, shared by
+/// copies of a tree and copied before a write to a shared one
+/// (`PackedRTree.makeUnique`); never written once the tree is in use, hence
+/// safe to read from many threads.
+final class BlockStorage: @unchecked Sendable {
+    let words: UnsafeMutablePointer<Float>
+    let count: Int
+
+    init(count: Int) {
+        self.count = count
+        let raw = UnsafeMutableRawPointer.allocate(byteCount: Swift.max(1, count) * 4, alignment: 64)
+        words = raw.initializeMemory(as: Float.self, repeating: 0, count: Swift.max(1, count))
+    }
+
+    func copy() -> BlockStorage {
+        let c = BlockStorage(count: count)
+        c.words.update(from: words, count: count)
+        return c
+    }
+
+    deinit { UnsafeMutableRawPointer(words).deallocate() }
+}
