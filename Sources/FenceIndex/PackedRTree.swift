@@ -303,20 +303,20 @@ struct PackedRTree: Sendable {
                 nodeStarts.withUnsafeBufferPointer { ls in
                     withUnsafeTemporaryAllocation(of: Int.self, capacity: 128) { stack -> Bool in
                         let base = UnsafePointer(words)
-                        // Each stack word: node | level << 40.
-                        stack[0] = ls[h - 1] | h << 40
-                        var sp = 1
-                        while sp > 0 {
-                            sp -= 1
-                            let word = stack[sp]
-                            let node = word & 0xFF_FFFF_FFFF, level = word >> 40
-                            let block = base + stride * node
+                        // Depth first, children in decreasing lane order: the last child
+                        // hit is entered at once, the others wait on the stack (each
+                        // word: node | level << 40). Index arithmetic cannot overflow
+                        // (nodes < 2^31), so it wraps unchecked.
+                        var node = ls[h - 1], level = h
+                        var sp = 0
+                        while true {
+                            let block = base + stride &* node
                             var bits = PackedRTree.mask(block, q)
                             if level == 1 {
                                 while bits != 0 {
                                     let j = bits.trailingZeroBitCount
-                                    bits &= bits - 1
-                                    if !visit(node * m + j) { return false }
+                                    bits &= bits &- 1
+                                    if !visit(node &* m &+ j) { return false }
                                 }
                             } else {
                                 if let maxOrder {
@@ -326,15 +326,27 @@ struct PackedRTree: Sendable {
                                     for j in 0..<16 { within |= UInt32(keys[j] <= limit ? 1 : 0) << UInt32(j) }
                                     bits &= within
                                 }
-                                let first = ls[level - 2] + (node - ls[level - 1]) * m
-                                let tag = (level - 1) << 40
-                                while bits != 0 {
-                                    let j = bits.trailingZeroBitCount
-                                    bits &= bits - 1
-                                    stack[sp] = (first + j) | tag
-                                    sp += 1
+                                if bits != 0 {
+                                    let first = ls[level &- 2] &+ (node &- ls[level &- 1]) &* m
+                                    let last = 31 &- bits.leadingZeroBitCount
+                                    bits &= ~(1 << UInt32(last))
+                                    let tag = (level &- 1) << 40
+                                    while bits != 0 {
+                                        let j = bits.trailingZeroBitCount
+                                        bits &= bits &- 1
+                                        stack[sp] = (first &+ j) | tag
+                                        sp &+= 1
+                                    }
+                                    node = first &+ last
+                                    level &-= 1
+                                    continue
                                 }
                             }
+                            if sp == 0 { break }
+                            sp &-= 1
+                            let word = stack[sp]
+                            node = word & 0xFF_FFFF_FFFF
+                            level = word >> 40
                         }
                         return true
                     }
