@@ -22,7 +22,7 @@ extension FenceIndex {
     /// Replaces `results` with the fences intersecting the box, in tree order.
     /// - Complexity: O(log n + k) expected.
     public func intersecting(_ box: GeoBox, into results: inout [Int32]) {
-        results.removeAll(keepingCapacity: true)
+        if !results.isEmpty { results.removeAll(keepingCapacity: true) }
         forEachIntersecting(box) { results.append($0); return true }
     }
 

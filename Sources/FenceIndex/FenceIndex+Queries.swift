@@ -86,11 +86,15 @@ extension FenceIndex {
 
     @inline(__always)
     func fenceDistance(_ record: Int, _ p: inout QueryPoint) -> Double {
-        let poly = table.polygonOf[record]
-        if poly < 0 {
-            let c = table.circles[record]
+        let c = table.circles[record]
+        if c.radius >= 0 {
+            // Inside (d <= r, so max(0, d - r) = 0) is settled by the bounds; outside needs the metres.
+            let b = c.distanceBounds(&p)
+            if b.upper <= c.radius { return 0 }
+            if b.lower <= c.radius && c.tightBounds(&p).upper <= c.radius { return 0 }
             return max(0, c.exactDistance(p) - c.radius)
         }
+        let poly = table.polygonOf[record]
         if table.polygons.covers(polygon: Int(poly), lat: p.lat, lon: p.lon) { return 0 }
         let k = p.planeScales()
         return table.polygons.boundaryDistance(polygon: Int(poly), lat: p.lat, lon: p.lon, cosLat: p.cosLat(), kx: k.kx, ky: k.ky)
@@ -112,7 +116,7 @@ extension FenceIndex {
     /// order (no allocation once `results` has the capacity).
     /// - Complexity: O(log n + k) expected for k fences whose boxes hold the point.
     public func containing(lat: Double, lon: Double, into results: inout [Int32]) {
-        results.removeAll(keepingCapacity: true)
+        if !results.isEmpty { results.removeAll(keepingCapacity: true) }
         forEachContaining(lat: lat, lon: lon) { results.append($0); return true }
     }
 
@@ -177,7 +181,7 @@ extension FenceIndex {
     /// Replaces `results` with the fences within `distance` metres of the point, in tree order.
     /// - Complexity: O(log n + k) expected.
     public func within(_ distance: Double, ofLat lat: Double, lon: Double, into results: inout [Int32]) {
-        results.removeAll(keepingCapacity: true)
+        if !results.isEmpty { results.removeAll(keepingCapacity: true) }
         forEachWithin(distance, ofLat: lat, lon: lon) { results.append($0); return true }
     }
 

@@ -9,9 +9,12 @@ import Geodesy
 /// top-down STR packing, single-precision boxes rounded outward). Queries
 /// filter by box, then decide with the real shape: circles by the WGS84
 /// geodesic distance from the centre (a haversine test with the
-/// `Geodesy.Sphere` error bound settles all but the points near the edge,
-/// which get Karney's exact geodesic), polygons by a boundary-inclusive
-/// point-in-polygon over latitude bands.
+/// `Geodesy.Sphere` error bound settles most points, bounds that follow the
+/// ellipsoid (`EllipsoidBounds`, millimetres apart at kilometres) nearly all
+/// the others, and only points that close to the edge get Karney's exact
+/// geodesic), polygons by a boundary-inclusive point-in-polygon over latitude
+/// bands; accuracy and margin decisions for polygons look for edges only in
+/// the window that matters (`PolygonTable.boundaryMayMeet`).
 ///
 /// Slots: every fence gets a dense `Int32` slot; answers are slots, mapped to
 /// identifiers with `identifier(of:)`. A slot is never reused: `insert` of an
@@ -121,6 +124,11 @@ public struct FenceIndex: Sendable {
         let newOf = table.relayout(order: order)
         tree.remapPrimaryPayloads { newOf[Int($0)] }
         for k in table.splits.indices { table.splits[k].record = newOf[Int(table.splits[k].record)] }
+        table.rankIdentifiers()
+        let keys = table.orderKeys, splits = table.splits
+        tree.setMinOrderKeys { v in
+            keys[Int(v & EntryValue.secondary != 0 ? splits[Int(v >> EntryValue.payloadShift)].record : Int32(v >> EntryValue.payloadShift))]
+        }
         main = tree
         delta = PackedRTree()
         tail = []
@@ -157,6 +165,14 @@ public struct FenceIndex: Sendable {
     /// boxes of split fences) read the entry value.
     @inline(__always)
     func forEachCandidate(_ q: QueryWindow, _ body: (Int) -> Bool) -> Bool {
+        forEachCandidate(q, maxOrder: nil, body)
+    }
+
+    /// As `forEachCandidate(_:_:)`; in the main tree, subtrees whose fences
+    /// all have order keys above `maxOrder()` are skipped (some of their
+    /// fences may still be visited through other trees or boxes).
+    @inline(__always)
+    func forEachCandidate(_ q: QueryWindow, maxOrder: (() -> UInt32)?, _ body: (Int) -> Bool) -> Bool {
         table.alive.withUnsafeBufferPointer { alive in
             table.splits.withUnsafeBufferPointer { splits in
                 @inline(__always) func isAlive(_ r: Int) -> Bool { alive[r >> 6] & (1 << UInt64(r & 63)) != 0 }
@@ -169,7 +185,7 @@ public struct FenceIndex: Sendable {
                     }
                     return isAlive(r) ? body(r) : true
                 }
-                let mainGoesOn = main.search(q) { k in
+                let mainGoesOn = main.search(q, maxOrder: maxOrder) { k in
                     if isAlive(k) { return body(k) }
                     let v = main.value(at: k)
                     return v & EntryValue.secondary != 0 ? visit(v) : true

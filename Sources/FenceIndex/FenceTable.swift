@@ -22,6 +22,15 @@ struct FenceTable: Sendable {
     /// Bit per record: set while its fence is live.
     var alive: [UInt64] = []
 
+    /// Per record: the identifier's place in bytewise UTF-8 order, so that
+    /// ties in nearest-N compare integers: `2 (i + 1)` for the i-th identifier
+    /// of the last full build (`rankIdentifiers`), `2p + 1` for a fence added
+    /// since, with p build identifiers before it (equal odd keys: compare the
+    /// identifiers). Keys order records as their identifiers do.
+    var orderKeys: [UInt32] = []
+    /// Slots of the last full build in identifier order (to place fences added since).
+    var idOrder: [Int32] = []
+
     var liveCount = 0
     var polygons = PolygonTable()
     /// Secondary entries: the record and the primary box (to visit a fence once per query).
@@ -53,6 +62,7 @@ struct FenceTable: Sendable {
     /// Appends a fence under a new slot and record (the caller handles identifiers).
     mutating func append(_ fence: Fence) -> (slot: Int32, record: Int32) {
         let slot = Int32(ids.count), record = Int32(circles.count)
+        orderKeys.append(provisionalOrderKey(fence.id))
         ids.append(fence.id)
         recordOf.append(record)
         slotOf.append(slot)
@@ -85,6 +95,8 @@ struct FenceTable: Sendable {
     mutating func relayout(order: [Int32]) -> [Int32] {
         var newOf = [Int32](repeating: -1, count: recordCount)
         var newCircles: [CompiledCircle] = [], newPolygonOf: [Int32] = [], newSlotOf: [Int32] = []
+        var newKeys: [UInt32] = []
+        newKeys.reserveCapacity(order.count)
         newCircles.reserveCapacity(order.count); newPolygonOf.reserveCapacity(order.count); newSlotOf.reserveCapacity(order.count)
         var newPolygons = PolygonTable()
         alive = [UInt64](repeating: 0, count: (order.count + 63) / 64)
@@ -92,12 +104,13 @@ struct FenceTable: Sendable {
         for old in order {
             let r = newCircles.count
             guard old >= 0 else {
-                newCircles.append(.hole); newSlotOf.append(-1); newPolygonOf.append(-1)
+                newCircles.append(.hole); newSlotOf.append(-1); newPolygonOf.append(-1); newKeys.append(0)
                 continue
             }
             let o = Int(old)
             newOf[o] = Int32(r)
             newCircles.append(circles[o])
+            newKeys.append(orderKeys[o])
             newSlotOf.append(slotOf[o])
             let p = polygonOf[o]
             newPolygonOf.append(p < 0 ? -1 : newPolygons.append(polygons.shape(of: Int(p))))
@@ -105,9 +118,58 @@ struct FenceTable: Sendable {
             alive[r >> 6] |= 1 << UInt64(r & 63)
             liveCount += 1
         }
-        circles = newCircles; polygonOf = newPolygonOf; slotOf = newSlotOf
+        circles = newCircles; polygonOf = newPolygonOf; slotOf = newSlotOf; orderKeys = newKeys
         polygons = newPolygons
         return newOf
+    }
+
+    // MARK: Identifier order
+
+    /// The first 8 UTF-8 bytes, big-endian, zero-padded: ordered as the
+    /// identifiers are, up to ties.
+    static func prefixKey(_ id: String) -> UInt64 {
+        var k: UInt64 = 0, n = 0
+        for b in id.utf8 {
+            if n == 8 { break }
+            k = k << 8 | UInt64(b)
+            n += 1
+        }
+        return n == 0 ? 0 : k << UInt64(8 * (8 - n))
+    }
+
+    /// Sorts the live identifiers (bytewise UTF-8) into `idOrder` and gives
+    /// every live record its order key.
+    /// - Complexity: O(n log n) integer comparisons, plus string comparisons
+    ///   among identifiers sharing their first 8 bytes.
+    mutating func rankIdentifiers() {
+        var keyed: [(prefix: UInt64, slot: Int32)] = []
+        keyed.reserveCapacity(liveCount)
+        for s in 0..<recordOf.count where recordOf[s] >= 0 { keyed.append((FenceTable.prefixKey(ids[s]), Int32(s))) }
+        keyed.sort { $0.prefix < $1.prefix }
+        var i = 0
+        while i < keyed.count {
+            var j = i + 1
+            while j < keyed.count && keyed[j].prefix == keyed[i].prefix { j += 1 }
+            if j - i > 1 {
+                let ids = ids
+                keyed[i..<j].sort { ids[Int($0.slot)].utf8.lexicographicallyPrecedes(ids[Int($1.slot)].utf8) }
+            }
+            i = j
+        }
+        idOrder = keyed.map(\.slot)
+        for k in 0..<orderKeys.count { orderKeys[k] = 0 }
+        for (i, s) in idOrder.enumerated() { orderKeys[Int(recordOf[Int(s)])] = UInt32(2 * (i + 1)) }
+    }
+
+    /// The order key of a fence added after the last full build (see `orderKeys`).
+    /// - Complexity: O(log n) string comparisons.
+    func provisionalOrderKey(_ id: String) -> UInt32 {
+        var lo = 0, hi = idOrder.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if ids[Int(idOrder[mid])].utf8.lexicographicallyPrecedes(id.utf8) { lo = mid + 1 } else { hi = mid }
+        }
+        return UInt32(2 * lo + 1)
     }
 
     /// Checks the numbers the index relies on.
@@ -187,6 +249,6 @@ struct FenceTable: Sendable {
         let dict = slotByID.capacity * (16 + 4) + slotByID.capacity / 2
         return (idBytes + dict + recordOf.capacity * 4 + circles.capacity * 32 + polygonOf.capacity * 4 + slotOf.capacity * 4
                 + polygons.memoryBytes,
-                alive.capacity * 8, splits.capacity * 20)
+                alive.capacity * 8, splits.capacity * 20 + orderKeys.capacity * 4 + idOrder.capacity * 4)
     }
 }

@@ -3,6 +3,10 @@
 /// queries no query allocates.
 public struct NearestScratch: Sendable {
     var heap: [NearestQueueItem] = []
+    /// Max-heap of the n least (upper bound, order key) pairs of fences seen.
+    var best: [NearestBound] = []
+    /// The largest of `best` once it holds n pairs (else infinite).
+    var bound = NearestBound(key: .infinity, order: .max, record: 0)
 
     public init() {}
 
@@ -21,6 +25,9 @@ struct NearestQueueItem: Sendable {
     var ref: UInt32
     /// Bits 0-1 kind, bit 2 tree (0 main, 1 second), bit 3 twin, bit 4 key refined, bits 8... node level.
     var tag: UInt32
+    /// The fence's order key (`FenceTable.orderKeys`), or for a node the least
+    /// order key below it (0 when unknown): ties in `key` go by it.
+    var order: UInt32
 
     static let node: UInt32 = 0
     static let unresolved: UInt32 = 1
@@ -32,4 +39,12 @@ struct NearestQueueItem: Sendable {
     static let levelShift: UInt32 = 8
 
     @inline(__always) var kind: UInt32 { tag & NearestQueueItem.kindMask }
+}
+
+/// An upper bound of a fence's (distance, order key) in nearest-N.
+struct NearestBound: Sendable {
+    var key: Double
+    var order: UInt32
+    /// The fence's record (used by `FenceIndex.nearestInside` only).
+    var record: UInt32
 }

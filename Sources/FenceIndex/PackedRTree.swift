@@ -29,7 +29,9 @@ struct PackedRTree: Sendable {
 
     /// Words per node block.
     static let stride = 80
-    private(set) var blocks: [Float] = []
+    /// The node blocks, 64-byte aligned: each 16-lane row is one cache line.
+    private var storage = BlockStorage(count: 0)
+
     /// First node of each level (level 1, the leaves, first), then the node count.
     private(set) var nodeStarts: [Int] = [0]
     /// Real (non-padding) entries.
@@ -73,9 +75,11 @@ struct PackedRTree: Sendable {
         nodeStarts = [0]
         for c in counts { nodeStarts.append(nodeStarts.last! + c) }
         let total = nodeStarts.last!
-        blocks = [Float](repeating: 0, count: PackedRTree.stride * total)
+        storage = BlockStorage(count: PackedRTree.stride * total)
         for node in 0..<total {
-            for lane in 0..<m { setChild(node, lane, .empty); setValue(node, lane, EntryValue.none) }
+            // Leaf lanes: entry values (`none` for padding); upper lanes: subtree order-key minima (0: no information).
+            let v = node < counts[0] ? EntryValue.none : 0
+            for lane in 0..<m { setChild(node, lane, .empty); setValue(node, lane, v) }
         }
         // Leaves.
         var childBoxes = [BoundingBox](repeating: .empty, count: counts[0])
@@ -101,22 +105,28 @@ struct PackedRTree: Sendable {
         #endif
     }
 
+    /// Copies the blocks if another tree shares them (before any write).
+    private mutating func makeUnique() {
+        if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+    }
+
     private mutating func setChild(_ node: Int, _ lane: Int, _ b: BoundingBox) {
         let o = PackedRTree.stride * node
-        blocks[o + lane] = b.west
-        blocks[o + 16 + lane] = b.south
-        blocks[o + 32 + lane] = b.east
-        blocks[o + 48 + lane] = b.north
+        let w = storage.words
+        w[o + lane] = b.west
+        w[o + 16 + lane] = b.south
+        w[o + 32 + lane] = b.east
+        w[o + 48 + lane] = b.north
     }
 
     private mutating func setValue(_ node: Int, _ lane: Int, _ v: UInt32) {
-        blocks[PackedRTree.stride * node + 64 + lane] = Float(bitPattern: v)
+        storage.words[PackedRTree.stride * node + 64 + lane] = Float(bitPattern: v)
     }
 
     /// The entry value of lane `lane` of leaf `node` (`EntryValue.none` when unused).
     @inline(__always)
     func value(_ node: Int, _ lane: Int) -> UInt32 {
-        blocks[PackedRTree.stride * node + 64 + lane].bitPattern
+        storage.words[PackedRTree.stride * node + 64 + lane].bitPattern
     }
 
     /// The entry value at a leaf lane `16 * leaf + lane`.
@@ -132,8 +142,8 @@ struct PackedRTree: Sendable {
     @inline(__always)
     func childBox(_ node: Int, _ lane: Int) -> BoundingBox {
         let o = PackedRTree.stride * node
-        return BoundingBox(west: blocks[o + lane], south: blocks[o + 16 + lane],
-                           east: blocks[o + 32 + lane], north: blocks[o + 48 + lane])
+        let w = storage.words
+        return BoundingBox(west: w[o + lane], south: w[o + 16 + lane], east: w[o + 32 + lane], north: w[o + 48 + lane])
     }
 
     /// The box of a node on `level` (stored in its parent's block).
@@ -160,8 +170,41 @@ struct PackedRTree: Sendable {
         nodeStarts[level - 2] + (node - nodeStarts[level - 1]) * PackedRTree.nodeCapacity + lane
     }
 
+    /// Stores in every upper lane the least order key (`FenceTable.orderKeys`,
+    /// given per entry value by `key`) of the entries below it: a lower bound
+    /// for nearest-N ties (0, the default, bounds anything).
+    mutating func setMinOrderKeys(_ key: (UInt32) -> UInt32) {
+        makeUnique()
+        let m = PackedRTree.nodeCapacity
+        guard height > 1 else { return }
+        var childMin = [UInt32](repeating: .max, count: nodeStarts[1])
+        for k in 0..<leafLanes {
+            let v = value(k / m, k % m)
+            if v != EntryValue.none { childMin[k / m] = min(childMin[k / m], key(v)) }
+        }
+        for level in 2...height {
+            let start = levelStart(level), end = nodeStarts[level]
+            var next = [UInt32](repeating: .max, count: end - start)
+            for node in start..<end {
+                for lane in 0..<m {
+                    let c = child(node, level: level, lane: lane)
+                    guard c < nodeStarts[level - 1] else { continue }
+                    let v = childMin[c - levelStart(level - 1)]
+                    setValue(node, lane, v == .max ? 0 : v)
+                    next[node - start] = min(next[node - start], v)
+                }
+            }
+            childMin = next
+        }
+    }
+
+    /// The least order key below lane `lane` of upper node `node` (see `setMinOrderKeys`).
+    @inline(__always)
+    func minOrderKey(_ node: Int, _ lane: Int) -> UInt32 { value(node, lane) }
+
     /// Rewrites the payload of every primary entry (secondary entries keep their split index).
     mutating func remapPrimaryPayloads(_ f: (Int32) -> Int32) {
+        makeUnique()
         let m = PackedRTree.nodeCapacity
         for k in 0..<leafLanes {
             let v = value(k / m, k % m)
@@ -172,7 +215,7 @@ struct PackedRTree: Sendable {
     }
 
     /// Bytes held by the tree arrays.
-    var memoryBytes: Int { blocks.capacity * 4 + nodeStarts.capacity * 8 }
+    var memoryBytes: Int { storage.count * 4 + nodeStarts.capacity * 8 }
 
     /// The real entries, in tree order.
     var entries: [IndexEntry] {
@@ -244,39 +287,66 @@ struct PackedRTree: Sendable {
     /// `visit` returns false.
     @inline(__always)
     func search(_ q: QueryWindow, _ visit: (Int) -> Bool) -> Bool {
+        search(q, maxOrder: nil, visit)
+    }
+
+    /// As `search(_:_:)`, skipping subtrees whose least order key (see
+    /// `setMinOrderKeys`) exceeds `maxOrder()`, asked at each upper node.
+    @inline(__always)
+    func search(_ q: QueryWindow, maxOrder: (() -> UInt32)?, _ visit: (Int) -> Bool) -> Bool {
         let h = height
         if h == 0 || !q.intersects(rootBox) { return true }
         let m = PackedRTree.nodeCapacity
         let stride = PackedRTree.stride
-        return blocks.withUnsafeBufferPointer { bp in
+        let words = storage.words
+        return withExtendedLifetime(storage) {
                 nodeStarts.withUnsafeBufferPointer { ls in
                     withUnsafeTemporaryAllocation(of: Int.self, capacity: 128) { stack -> Bool in
-                        let base = bp.baseAddress!
-                        // Each stack word: node | level << 40.
-                        stack[0] = ls[h - 1] | h << 40
-                        var sp = 1
-                        while sp > 0 {
-                            sp -= 1
-                            let word = stack[sp]
-                            let node = word & 0xFF_FFFF_FFFF, level = word >> 40
-                            let block = base + stride * node
+                        let base = UnsafePointer(words)
+                        // Depth first, children in decreasing lane order: the last child
+                        // hit is entered at once, the others wait on the stack (each
+                        // word: node | level << 40). Index arithmetic cannot overflow
+                        // (nodes < 2^31), so it wraps unchecked.
+                        var node = ls[h - 1], level = h
+                        var sp = 0
+                        while true {
+                            let block = base + stride &* node
                             var bits = PackedRTree.mask(block, q)
                             if level == 1 {
                                 while bits != 0 {
                                     let j = bits.trailingZeroBitCount
-                                    bits &= bits - 1
-                                    if !visit(node * m + j) { return false }
+                                    bits &= bits &- 1
+                                    if !visit(node &* m &+ j) { return false }
                                 }
                             } else {
-                                let first = ls[level - 2] + (node - ls[level - 1]) * m
-                                let tag = (level - 1) << 40
-                                while bits != 0 {
-                                    let j = bits.trailingZeroBitCount
-                                    bits &= bits - 1
-                                    stack[sp] = (first + j) | tag
-                                    sp += 1
+                                if let maxOrder {
+                                    let limit = maxOrder()
+                                    let keys = UnsafeRawPointer(block + 64).assumingMemoryBound(to: UInt32.self)
+                                    var within: UInt32 = 0
+                                    for j in 0..<16 { within |= UInt32(keys[j] <= limit ? 1 : 0) << UInt32(j) }
+                                    bits &= within
+                                }
+                                if bits != 0 {
+                                    let first = ls[level &- 2] &+ (node &- ls[level &- 1]) &* m
+                                    let last = 31 &- bits.leadingZeroBitCount
+                                    bits &= ~(1 << UInt32(last))
+                                    let tag = (level &- 1) << 40
+                                    while bits != 0 {
+                                        let j = bits.trailingZeroBitCount
+                                        bits &= bits &- 1
+                                        stack[sp] = (first &+ j) | tag
+                                        sp &+= 1
+                                    }
+                                    node = first &+ last
+                                    level &-= 1
+                                    continue
                                 }
                             }
+                            if sp == 0 { break }
+                            sp &-= 1
+                            let word = stack[sp]
+                            node = word & 0xFF_FFFF_FFFF
+                            level = word >> 40
                         }
                         return true
                     }
@@ -291,8 +361,9 @@ extension PackedRTree {
     /// their own lanes), unused lanes empty, padding values only on empty lanes.
     func checkInvariants() {
         let m = PackedRTree.nodeCapacity
-        guard count > 0 else { precondition(blocks.isEmpty); return }
-        precondition(blocks.count == PackedRTree.stride * nodeStarts.last!)
+        guard count > 0 else { precondition(storage.count == 0); return }
+        precondition(storage.count == PackedRTree.stride * nodeStarts.last!)
+        precondition(Int(bitPattern: storage.words) & 63 == 0, "blocks aligned to cache lines")
         precondition(nodeStarts.last! - nodeStarts[nodeStarts.count - 2] == 1, "one root")
         precondition((0..<leafLanes).filter { value($0 / m, $0 % m) != EntryValue.none }.count == count)
         for k in 0..<leafLanes {
@@ -317,3 +388,26 @@ extension PackedRTree {
     }
 }
 #endif
+
+/// A 64-byte-aligned, zero-filled buffer of node block words, shared by
+/// copies of a tree and copied before a write to a shared one
+/// (`PackedRTree.makeUnique`); never written once the tree is in use, hence
+/// safe to read from many threads.
+final class BlockStorage: @unchecked Sendable {
+    let words: UnsafeMutablePointer<Float>
+    let count: Int
+
+    init(count: Int) {
+        self.count = count
+        let raw = UnsafeMutableRawPointer.allocate(byteCount: Swift.max(1, count) * 4, alignment: 64)
+        words = raw.initializeMemory(as: Float.self, repeating: 0, count: Swift.max(1, count))
+    }
+
+    func copy() -> BlockStorage {
+        let c = BlockStorage(count: count)
+        c.words.update(from: words, count: count)
+        return c
+    }
+
+    deinit { UnsafeMutableRawPointer(words).deallocate() }
+}

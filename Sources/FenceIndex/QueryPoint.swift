@@ -65,12 +65,18 @@ extension CompiledCircle {
     /// `Geodesy.Sphere` bound. Within a few 1e-6 of the haversine up to ~1000 km.
     @inline(__always)
     func distanceBounds(_ p: inout QueryPoint) -> (lower: Double, upper: Double) {
+        distanceBounds(lat: p.lat, lon: p.lon, cosLat: p.cosLat())
+    }
+
+    /// As `distanceBounds(_:)`, for a point given with the cosine of its latitude.
+    @inline(__always)
+    func distanceBounds(lat plat: Double, lon plon: Double, cosLat pcos: Double) -> (lower: Double, upper: Double) {
         let d2r = Double.pi / 180
-        let yl = Swift.abs(p.lat - lat) * (d2r * 0.5)
-        var dlon = Swift.abs(p.lon - lon)
+        let yl = Swift.abs(plat - lat) * (d2r * 0.5)
+        var dlon = Swift.abs(plon - lon)
         if dlon > 180 { dlon = 360 - dlon }
         let yn = dlon * (d2r * 0.5)
-        let cc = cosLat * p.cosLat()
+        let cc = cosLat * pcos
         let l2 = yl * yl, n2 = yn * yn
         // y - y³/6 + y⁵/120 (upper), minus y⁷/5040 (lower).
         let sLatHi = yl * (1 - l2 * (1.0 / 6) * (1 - l2 * (1.0 / 20)))

@@ -114,4 +114,61 @@ final class FenceIndexChangesTests: XCTestCase {
         XCTAssertEqual(index.containing(lat: 0, lon: 0), [])
         XCTAssertEqual(index.nearest(3, lat: 0, lon: 0), [])
     }
+
+    /// A point inside hundreds of circles: nearest-N is the N smallest
+    /// identifiers (bytewise) at distance 0, before and after changes (fences
+    /// added since the build fall between the built ones, several in one gap),
+    /// and after a compaction.
+    func testDenseTiesOrderByIdentifierThroughChanges() throws {
+        var rng = SeededGenerator(seed: 32)
+        let centre = (lat: -33.8688, lon: 151.2093)
+        func circle(_ id: String) -> Fence {
+            let p = Geodesic.wgs84.direct(lat: centre.lat, lon: centre.lon, azimuth: rng.uniform(0, 360), distance: rng.uniform(0, 3000))
+            return .circle(CircleFence(id: id, lat: p.lat, lon: p.lon, radius: rng.logUniform(500, 5000)))
+        }
+        func id(_ i: Int) -> String {
+            // Shared 8-byte prefixes, varied lengths, non-ASCII.
+            ["zone-00-\(i)", "zone-00-\(i)-b", "é\(i % 7)-\(i)", "z\(i)", "zone-00-\(i % 10)x\(i)"][i % 5]
+        }
+        let bf = BruteForce()
+        var fences: [Fence] = (0..<700).map { circle(id($0)) }
+        var index = try FenceIndex(fences)
+        for (i, f) in fences.enumerated() { bf.set(f, slot: Int32(i)) }
+        func check(_ label: String) {
+            for (dlat, dlon) in [(0.0, 0.0), (0.01, -0.01), (0.03, 0.02), (-0.2, 0.3)] {
+                let v = bf.view(lat: centre.lat + dlat, lon: centre.lon + dlon)
+                let ranked = v.ranked(maxDistance: .infinity)
+                for k in [1, 20, 150] {
+                    let got = index.nearest(k, lat: centre.lat + dlat, lon: centre.lon + dlon)
+                    assertSameRanking(index, got, Array(ranked.prefix(k)), next: ranked.count > k ? ranked[k].distance : nil,
+                                      "\(label) k=\(k) at +\(dlat),+\(dlon)")
+                }
+            }
+        }
+        check("built")
+        XCTAssertGreaterThan(bf.view(lat: centre.lat, lon: centre.lon).containing().count, 200)
+        for i in 700..<900 {
+            let f = circle(id(i) + (i % 3 == 0 ? "" : "-late"))
+            bf.set(f, slot: try index.insert(f))
+        }
+        for _ in 0..<60 {
+            let live = bf.liveSlots
+            let old = live[rng.int(0..<live.count)]
+            let name = index.identifier(of: old)
+            if rng.chance(0.5) {
+                _ = index.remove(id: name)
+                bf.remove(slot: old)
+            } else {
+                let f = circle(name)
+                let slot = try index.insert(f)
+                bf.remove(slot: old)
+                bf.set(f, slot: slot)
+            }
+        }
+        XCTAssertGreaterThan(index.pendingChanges, 0)
+        check("changed")
+        index.compact()
+        check("compacted")
+        fences = []
+    }
 }

@@ -11,9 +11,12 @@ public struct EvaluationSettings: Sendable, Hashable {
 
 /// The per-device state machine of DESIGN §3 over a fence index.
 ///
-/// `process` takes one fix of one device; devices are independent, so a caller
-/// may run disjoint sets of devices on different threads, each with its own
-/// `Evaluator.Worker`. The index is only read.
+/// `apply` takes one fix of one device with its classification by the index
+/// (which depends on the fix alone, so a caller may query the index for many
+/// fixes first, in any order — `EvaluationRun` does, in spatial order);
+/// devices are independent, so a caller may run disjoint sets of devices on
+/// different threads, each with its own `Evaluator.Worker`. The index is
+/// only read.
 public struct Evaluator: Sendable {
     public let index: FenceIndex
     public let options: CompiledOptions
