@@ -136,6 +136,39 @@ struct SpatialOrder {
     }
 }
 
+/// One contiguous run of a batch (log order) in the multi-thread path: its
+/// spatial order and its positions grouped by device group, both made by the
+/// worker that queried it.
+struct BatchSlice {
+    var spatial = SpatialOrder()
+    /// Batch positions of the slice, grouped: group `g` is `positions[offsets[g]..<offsets[g + 1]]`, in log order.
+    var positions: [Int32] = []
+    var offsets: [Int32] = []
+
+    /// Groups the positions `lo..<hi` of `b` by `device & mask` (a counting sort, stable).
+    mutating func group(_ b: UnsafePointer<Fix>, _ lo: Int, _ hi: Int, groups: Int) {
+        let mask = Int32(groups - 1)
+        if offsets.count != groups + 1 { offsets = [Int32](repeating: 0, count: groups + 1) }
+        if positions.count < hi - lo { positions = [Int32](repeating: 0, count: hi - lo) }
+        offsets.withUnsafeMutableBufferPointer { o in
+            positions.withUnsafeMutableBufferPointer { p in
+                for g in 0...groups { o[g] = 0 }
+                for i in lo..<hi { o[Int(b[i].device & mask) + 1] += 1 }
+                for g in 0..<groups { o[g + 1] += o[g] }
+                // Scatter with o[g] as the cursor of group g, then shift back.
+                for i in lo..<hi {
+                    let g = Int(b[i].device & mask)
+                    p[Int(o[g])] = Int32(i)
+                    o[g] += 1
+                }
+                var prev: Int32 = 0
+                for g in 0..<groups { let e = o[g]; o[g] = prev; prev = e }
+                o[groups] = prev
+            }
+        }
+    }
+}
+
 /// Evaluates fixes against compiled fences with `threads` workers, partitioned by
 /// device, so each device's state lives on one thread at a time and the output is
 /// byte-identical whatever the thread count (DESIGN §3).
@@ -143,12 +176,16 @@ struct SpatialOrder {
 /// A batch goes in two phases. Queries: every fix is classified by the index
 /// (`FenceIndex.classify` does not depend on any state), in a spatial order
 /// (`SpatialOrder`) so that consecutive queries hit the same cached nodes and
-/// fences, by chunks that the workers take from a shared counter. State: the
-/// device state machines (`Evaluator.apply`) run over the fixes in log order,
-/// devices split into groups (device index mod the group count, several
-/// groups per thread) that the workers again take from a counter, so a worker
-/// whose core is busy with something else holds up little. Each group keeps
-/// its devices' state in its own array: no two threads write near each other.
+/// fences. With several threads the batch is cut into contiguous slices that
+/// the workers take from a shared counter; a worker sorts its slice spatially,
+/// queries it, and groups its positions by device group, so no part of a batch
+/// runs on one thread alone. State: the device state machines
+/// (`Evaluator.apply`) run over the fixes in log order, devices split into
+/// groups (device index mod the group count, several groups per thread) that
+/// the workers again take from a counter, each group reading its positions
+/// slice after slice, so a worker whose core is busy with something else
+/// holds up little. Each group keeps its devices' state in its own array: no
+/// two threads write near each other.
 public final class EvaluationRun {
     public let compiled: CompiledFences
     public let evaluator: Evaluator
@@ -157,17 +194,18 @@ public final class EvaluationRun {
     let groupCount: Int
     let groupShift: Int
     var groups: [[DeviceTracker]]
-    /// Per group, the batch positions of its fixes (reused between batches).
-    var partition: [[Int32]]
     var workers: [Evaluator.Worker]
+    /// The one-thread path's spatial order.
     var spatial = SpatialOrder()
+    /// The multi-thread path's slices (reused between batches).
+    var slices: [BatchSlice] = []
     /// Per batch position, where its classifications are.
     var answers: [FixAnswer] = []
     public private(set) var deviceCount = 0
     public private(set) var fixes = 0
 
-    /// Fixes per chunk of the query phase.
-    static let chunk = 2048
+    /// Fewest fixes per slice of the multi-thread query phase (tests lower it).
+    var minimumSlice = 4096
 
     public init(compiled: CompiledFences, settings: EvaluationSettings, threads: Int) {
         self.compiled = compiled
@@ -178,7 +216,6 @@ public final class EvaluationRun {
         groupShift = shift
         groupCount = 1 << shift
         groups = Array(repeating: [], count: groupCount)
-        partition = Array(repeating: [], count: groupCount)
         workers = Array(repeating: Evaluator.Worker(), count: self.threads)
     }
 
@@ -211,39 +248,81 @@ public final class EvaluationRun {
     public func process(_ batch: [Fix]) {
         guard !batch.isEmpty else { return }
         var maxDevice: Int32 = -1
-        for f in batch where f.device > maxDevice { maxDevice = f.device }
+        for f in batch { maxDevice = max(maxDevice, f.device) }
         if Int(maxDevice) >= deviceCount {
             for d in deviceCount...Int(maxDevice) { groups[d & (groupCount - 1)].append(DeviceTracker()) }
             deviceCount = Int(maxDevice) + 1
         }
         fixes += batch.count
         let n = batch.count
-        let ev = evaluator
-        let threads = threads
-        batch.withUnsafeBufferPointer { spatial.sort($0) }
         if answers.count < n { answers = [FixAnswer](repeating: FixAnswer(start: 0, count: 0, worker: 0), count: n) }
-        for k in 0..<threads { workers[k].answers.removeAll(keepingCapacity: true) }
+        for k in 0..<threads {
+            workers[k].answers.removeAll(keepingCapacity: true)
+            // Room for about one classification per fix, so a batch rarely regrows it.
+            workers[k].answers.reserveCapacity(n / threads + n / (4 * threads) + 64)
+        }
+        if threads == 1 { processOnOneThread(batch) } else { processInSlices(batch) }
+    }
 
-        // Queries, in spatial order.
+    /// One thread: the whole batch sorted spatially and queried, then the state machines in log order.
+    func processOnOneThread(_ batch: [Fix]) {
+        let n = batch.count, ev = evaluator
+        batch.withUnsafeBufferPointer { spatial.sort($0) }
         batch.withUnsafeBufferPointer { b in
             spatial.order.withUnsafeBufferPointer { o in
                 answers.withUnsafeMutableBufferPointer { a in
                     workers.withUnsafeMutableBufferPointer { ws in
-                        if threads == 1 {
-                            EvaluationRun.query(ev, b.baseAddress!, o.baseAddress!, 0, n, ws.baseAddress!, 0, a.baseAddress!)
-                            return
+                        EvaluationRun.query(ev, b.baseAddress!, o.baseAddress!, 0, n, ws.baseAddress!, 0, a.baseAddress!)
+                    }
+                }
+            }
+        }
+        groups[0].withUnsafeMutableBufferPointer { t in
+            batch.withUnsafeBufferPointer { b in
+                answers.withUnsafeBufferPointer { a in
+                    workers[0].answers.withUnsafeBufferPointer { r in
+                        for i in 0..<n {
+                            let f = b[i], x = a[i]
+                            ev.apply(device: f.device, time: f.time, lat: f.lat, lon: f.lon,
+                                     candidates: UnsafeBufferPointer(rebasing: r[Int(x.start)..<Int(x.start + x.count)]),
+                                     state: &t[Int(f.device)])
                         }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Several threads: slices (sorted, queried and grouped by whichever worker takes them), then groups.
+    func processInSlices(_ batch: [Fix]) {
+        let n = batch.count, ev = evaluator, threads = threads
+        let sliceCount = max(1, min(threads, n / minimumSlice))
+        let sliceLength = (n + sliceCount - 1) / sliceCount
+        while slices.count < sliceCount { slices.append(BatchSlice()) }
+        let groupCount = groupCount, shift = groupShift
+
+        // Queries, slice by slice, each in its own spatial order.
+        let nextSlice = GroupCounter()
+        batch.withUnsafeBufferPointer { b in
+            answers.withUnsafeMutableBufferPointer { a in
+                workers.withUnsafeMutableBufferPointer { ws in
+                    slices.withUnsafeMutableBufferPointer { sl in
                         let fixes = UnsafeShared(base: UnsafeMutablePointer(mutating: b.baseAddress!))
-                        let order = UnsafeShared(base: UnsafeMutablePointer(mutating: o.baseAddress!))
                         let out = UnsafeShared(base: a.baseAddress!), workerBase = UnsafeShared(base: ws.baseAddress!)
-                        let chunks = (n + EvaluationRun.chunk - 1) / EvaluationRun.chunk
-                        let next = GroupCounter()
+                        let sliceBase = UnsafeShared(base: sl.baseAddress!)
                         DispatchQueue.concurrentPerform(iterations: threads) { k in
                             while true {
-                                let c = next.take()
-                                guard c < chunks else { break }
-                                EvaluationRun.query(ev, fixes.base, order.base, c * EvaluationRun.chunk, min(n, (c + 1) * EvaluationRun.chunk),
-                                                    workerBase.base + k, Int32(k), out.base)
+                                let s = nextSlice.take()
+                                guard s < sliceCount else { break }
+                                let lo = s * sliceLength, hi = min(n, lo + sliceLength)
+                                guard lo < hi else { continue }
+                                let slice = sliceBase.base + s
+                                slice.pointee.spatial.sort(UnsafeBufferPointer(start: fixes.base + lo, count: hi - lo))
+                                slice.pointee.spatial.order.withUnsafeBufferPointer { o in
+                                    EvaluationRun.query(ev, fixes.base + lo, o.baseAddress!, 0, hi - lo,
+                                                        workerBase.base + k, Int32(k), out.base + lo)
+                                }
+                                slice.pointee.group(fixes.base, lo, hi, groups: groupCount)
                             }
                         }
                     }
@@ -251,53 +330,36 @@ public final class EvaluationRun {
             }
         }
 
-        // State machines, in log order per device.
-        if groupCount == 1 {
-            groups[0].withUnsafeMutableBufferPointer { t in
-                batch.withUnsafeBufferPointer { b in
-                    answers.withUnsafeBufferPointer { a in
-                        workers[0].answers.withUnsafeBufferPointer { r in
-                            for i in 0..<n {
-                                let f = b[i], x = a[i]
-                                ev.apply(device: f.device, time: f.time, lat: f.lat, lon: f.lon,
-                                         candidates: UnsafeBufferPointer(rebasing: r[Int(x.start)..<Int(x.start + x.count)]),
-                                         state: &t[Int(f.device)])
-                            }
-                        }
-                    }
-                }
-            }
-            return
-        }
-        let mask = Int32(groupCount - 1)
-        for g in 0..<groupCount { partition[g].removeAll(keepingCapacity: true) }
-        batch.withUnsafeBufferPointer { b in
-            for i in 0..<b.count { partition[Int(b[i].device & mask)].append(Int32(i)) }
-        }
-        // Each worker's answers, read by every worker now that the queries are done (the
+        // State machines: each group over its positions, slice after slice (log order).
+        // Each worker's answers are read by every worker now that the queries are done (the
         // arrays are neither mutated nor released until the batch ends, so their storage stays put).
         let results = workers.map { w in w.answers.withUnsafeBufferPointer { SharedAnswers(base: $0.baseAddress) } }
-        let shift = groupShift, groupCount = groupCount
-        let next = GroupCounter()
+        let nextGroup = GroupCounter()
         groups.withUnsafeMutableBufferPointer { gs in
-            partition.withUnsafeBufferPointer { ps in
+            slices.withUnsafeBufferPointer { sl in
                 batch.withUnsafeBufferPointer { b in
                     answers.withUnsafeBufferPointer { a in
                         let shared = UnsafeShared(base: gs.baseAddress!)
-                        let parts = UnsafeShared(base: UnsafeMutablePointer(mutating: ps.baseAddress!))
+                        let sliceBase = UnsafeShared(base: UnsafeMutablePointer(mutating: sl.baseAddress!))
                         let fixes = UnsafeShared(base: UnsafeMutablePointer(mutating: b.baseAddress!))
                         let where_ = UnsafeShared(base: UnsafeMutablePointer(mutating: a.baseAddress!))
                         DispatchQueue.concurrentPerform(iterations: threads) { _ in
                             while true {
-                                let g = next.take()
+                                let g = nextGroup.take()
                                 guard g < groupCount else { break }
                                 (shared.base + g).pointee.withUnsafeMutableBufferPointer { t in
-                                    parts.base[g].withUnsafeBufferPointer { idx in
-                                        for i in idx {
-                                            let f = fixes.base[Int(i)], x = where_.base[Int(i)]
-                                            ev.apply(device: f.device, time: f.time, lat: f.lat, lon: f.lon,
-                                                     candidates: UnsafeBufferPointer(start: results[Int(x.worker)].base.map { $0 + Int(x.start) }, count: Int(x.count)),
-                                                     state: &t[Int(f.device) >> shift])
+                                    for s in 0..<sliceCount where s * sliceLength < n {
+                                        let slice = sliceBase.base + s
+                                        slice.pointee.positions.withUnsafeBufferPointer { p in
+                                            slice.pointee.offsets.withUnsafeBufferPointer { o in
+                                                for j in Int(o[g])..<Int(o[g + 1]) {
+                                                    let i = Int(p[j])
+                                                    let f = fixes.base[i], x = where_.base[i]
+                                                    ev.apply(device: f.device, time: f.time, lat: f.lat, lon: f.lon,
+                                                             candidates: UnsafeBufferPointer(start: results[Int(x.worker)].base.map { $0 + Int(x.start) }, count: Int(x.count)),
+                                                             state: &t[Int(f.device) >> shift])
+                                                }
+                                            }
                                         }
                                     }
                                 }

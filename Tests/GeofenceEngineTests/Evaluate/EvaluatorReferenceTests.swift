@@ -26,13 +26,17 @@ final class EvaluatorReferenceTests: XCTestCase {
         return fixes
     }
 
-    func engineEvents(_ fences: [Fence], _ fixes: [Fix], settings: EvaluationSettings, threads: Int) throws -> [ReferenceEvaluator.Event] {
+    /// The engine's events, in batches of `batch` fixes; `slice`: the fewest
+    /// fixes per slice with several threads (small: many slices per batch).
+    func engineEvents(_ fences: [Fence], _ fixes: [Fix], settings: EvaluationSettings, threads: Int,
+                      batch: Int = 1000, slice: Int = 4096) throws -> [ReferenceEvaluator.Event] {
         let compiled = try CompiledFences(fences, defaultDwell: settings.dwell)
         let run = EvaluationRun(compiled: compiled, settings: settings, threads: threads)
+        run.minimumSlice = slice
         var k = 0
         while k < fixes.count {
-            run.process(Array(fixes[k..<min(fixes.count, k + 1000)]))
-            k += 1000
+            run.process(Array(fixes[k..<min(fixes.count, k + batch)]))
+            k += batch
         }
         return run.events.map {
             ReferenceEvaluator.Event(device: $0.device, fence: fences[Int($0.fence)].id, type: $0.type.name, time: $0.time, initial: $0.initial)
@@ -73,6 +77,18 @@ final class EvaluatorReferenceTests: XCTestCase {
         XCTAssertTrue(reference.contains { $0.initial })
         for threads in [1, 2] {
             compare(try engineEvents(fences, fixes, settings: settings, threads: threads), reference)
+        }
+    }
+
+    /// With several threads a batch is cut into slices, each sorted, queried and
+    /// grouped by whichever worker takes it: whatever the cut, the events are the reference's.
+    func testSlicedBatchesMatchReference() throws {
+        let fences = try realFences()
+        let fixes = try realFixes(accuracySeed: 7)
+        let settings = EvaluationSettings(exitMargin: 20, dwell: 900)
+        let reference = ReferenceEvaluator(fences: fences, exitMargin: 20, dwell: 900).run(fixes)
+        for (threads, batch, slice) in [(2, 6000, 100), (3, 2500, 64), (4, fixes.count, 1), (2, 777, 333)] {
+            compare(try engineEvents(fences, fixes, settings: settings, threads: threads, batch: batch, slice: slice), reference)
         }
     }
 }
