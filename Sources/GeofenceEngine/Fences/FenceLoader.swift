@@ -275,7 +275,7 @@ public struct FenceLoader {
             }
         }
         if let v = props["dwell"], !v.isNull {
-            let d = v.doubleValue ?? v.stringValue.flatMap { Double($0.trimmingCharacters(in: .whitespaces)) }
+            let d = v.doubleValue ?? v.stringValue.flatMap { Double(FenceLoader.trimmed($0)) }
             guard let d, d.isFinite, d >= 0 else {
                 return FenceProblem(.invalidOption, "dwell must be a number of seconds ≥ 0, got \(JSONWriter.string(v))", at: loc, fence: fence)
             }
@@ -291,7 +291,7 @@ public struct FenceLoader {
     }
 
     static func parseBool(_ s: String) -> Bool? {
-        switch s.trimmingCharacters(in: .whitespaces).lowercased() {
+        switch FenceLoader.trimmed(s).lowercased() {
         case "true", "1", "yes": return true
         case "false", "0", "no": return false
         default: return nil
@@ -299,6 +299,16 @@ public struct FenceLoader {
     }
 
     // MARK: CSV
+
+    /// `s` without leading and trailing white space. Fields are usually
+    /// clean: then `s` itself, without going through Foundation (which
+    /// bridges every string to `NSString`: most of a large CSV's load time).
+    static func trimmed(_ s: String) -> String {
+        guard let first = s.utf8.first, let last = s.utf8.last else { return s }
+        @inline(__always) func plain(_ b: UInt8) -> Bool { b > 0x20 && b < 0x80 }
+        if plain(first) && plain(last) { return s }
+        return s.trimmingCharacters(in: .whitespaces)
+    }
 
     func loadCSV(bytes: [UInt8], name: String) throws(GeofenceError) -> FenceFile {
         let records: [CSVReader.Record]
@@ -308,7 +318,7 @@ public struct FenceLoader {
         guard let header = records.first else {
             throw .data("\(name): empty file, expected a CSV header with id,lat,lon,radius")
         }
-        let names = header.fields.map { $0.trimmingCharacters(in: .whitespaces) }
+        let names = header.fields.map(FenceLoader.trimmed)
         func column(_ n: String) -> Int? { names.firstIndex(of: n) }
         let projected = reproject != nil && column("x") != nil && column("y") != nil
         let required = projected ? ["id", "x", "y", "radius"] : ["id", "lat", "lon", "radius"]
@@ -331,18 +341,18 @@ public struct FenceLoader {
             let f = rec.fields
             guard f.count == names.count else {
                 problems.append(FenceProblem(.malformedGeometry, "row has \(f.count) fields, the header has \(names.count)", at: loc,
-                                             fence: f.first.map { $0.trimmingCharacters(in: .whitespaces) }))
+                                             fence: f.first.map(FenceLoader.trimmed)))
                 continue
             }
-            let id = f[iid].trimmingCharacters(in: .whitespaces)
+            let id = FenceLoader.trimmed(f[iid])
             guard !id.isEmpty else {
                 problems.append(FenceProblem(.missingIdentifier, "empty id", at: loc))
                 continue
             }
             do {
-                let latText = f[ilat].trimmingCharacters(in: .whitespaces)
-                let lonText = f[ilon].trimmingCharacters(in: .whitespaces)
-                let radText = f[irad].trimmingCharacters(in: .whitespaces)
+                let latText = FenceLoader.trimmed(f[ilat])
+                let lonText = FenceLoader.trimmed(f[ilon])
+                let radText = FenceLoader.trimmed(f[irad])
                 guard let y = Double(latText) else {
                     throw FenceProblem(.malformedGeometry, "\(projected ? "y" : "latitude") \"\(latText)\" is not a number", at: loc)
                 }
