@@ -23,6 +23,9 @@ public struct EvaluationSummary: Sendable {
     public var events: [EventType: Int] = [:]
     public var skipped: [SkipReason: Int] = [:]
     public var threads = 1
+    /// Loading and compiling the fences.
+    public var fenceSeconds = 0.0
+    /// Reading, evaluating and writing (what `fixesPerSecond` divides by).
     public var seconds = 0.0
     public var bytes: Int64 = 0
 
@@ -37,6 +40,7 @@ public struct EvaluationSummary: Sendable {
             ("skipped", .object(skipped.sorted { $0.key < $1.key }.map { ($0.key.rawValue, .number(Double($0.value))) })),
             ("skipped_total", .number(Double(skipped.values.reduce(0, +)))),
             ("threads", .number(Double(threads))),
+            ("fence_seconds", .number((fenceSeconds * 1000).rounded() / 1000)),
             ("seconds", .number((seconds * 1000).rounded() / 1000)),
             ("fixes_per_second", .number(fixesPerSecond.rounded())),
         ])
@@ -50,7 +54,8 @@ public struct EvaluationSummary: Sendable {
             s += "; skipped \(sk) row\(sk == 1 ? "" : "s") ("
             s += skipped.sorted { $0.key < $1.key }.map { "\($0.key.rawValue) \($0.value)" }.joined(separator: ", ") + ")"
         }
-        s += String(format: "; %.2f s, %.0f fixes/s, %d thread%@", seconds, fixesPerSecond, threads, threads == 1 ? "" : "s")
+        s += String(format: "; fences loaded in %.2f s; fixes evaluated in %.2f s, %.0f fixes/s, %d thread%@",
+                    fenceSeconds, seconds, fixesPerSecond, threads, threads == 1 ? "" : "s")
         return s
     }
 }
