@@ -29,7 +29,10 @@ struct EvaluateSuites {
         }
         if !options.quick && selected("evaluate-fixes", "scaled-cities 100k") { try fixScaling() }
         fitFenceScaling()
-        if let data { try real(data) }
+        if let data {
+            try polygons(data)
+            try real(data)
+        }
     }
 
     // MARK: Timing one run
