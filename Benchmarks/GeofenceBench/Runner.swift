@@ -16,6 +16,7 @@ struct Runner {
         ("evaluate-fixes", "scaling in the fix count at 100k fences (1M → 10M fixes)"),
         ("evaluate-real", "real fences × real AIS traces: airports + ports + counties, cities; join alone and end to end"),
         ("plan", "rotation planning cost: Planner.plan (guaranteed, centre, trigger) at 100k and 1M circles, p50/p99"),
+        ("subset", "tile bundles (1 and 2 threads, coverage checked) and bbox/radius/nearest selectors vs brute force; bundle write"),
     ]
 
     func run() -> Int32 {
@@ -52,6 +53,7 @@ struct Runner {
             if let data { try PolygonSuite(options: options, report: report, data: data).run() }
             try EvaluateSuites(options: options, report: report, data: data).run()
             try PlanSuite(options: options, report: report).run()
+            try SubsetSuite(options: options, report: report, data: data).run()
         } catch {
             FileHandle.standardError.write(Data("geofence-bench: \(error)\n".utf8))
             return 70
