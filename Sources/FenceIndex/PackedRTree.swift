@@ -38,15 +38,10 @@ struct PackedRTree: Sendable {
     private(set) var count: Int = 0
     /// The root's own box.
     private(set) var rootBox = BoundingBox.empty
-    /// Shortcut past the upper levels for small windows (nil for shallow trees),
-    /// and its lookup pointers (`level` 0 when there is none).
-    private(set) var directory: TreeDirectory?
-    private(set) var lookup = TreeDirectory.View.none
 
     init() {}
 
-    /// Packs the entries; `directory: false` leaves out the `TreeDirectory` (tests compare with it).
-    init(entries: [IndexEntry], directory withDirectory: Bool = true) {
+    init(entries: [IndexEntry]) {
         let m = PackedRTree.nodeCapacity
         let n = entries.count
         precondition(n < Int(Int32.max) / 2, "too many entries")
@@ -105,8 +100,6 @@ struct PackedRTree: Sendable {
             childBoxes = next
         }
         rootBox = childBoxes[0]
-        directory = withDirectory ? TreeDirectory.make(for: self) : nil
-        if let directory { lookup = directory.view }
         #if GEOFENCE_INTERNAL_CHECKS
         checkInvariants()
         #endif
@@ -171,10 +164,6 @@ struct PackedRTree: Sendable {
     @inline(__always)
     func levelStart(_ level: Int) -> Int { nodeStarts[level - 1] }
 
-    /// One past the last node of a level.
-    @inline(__always)
-    func levelEnd(_ level: Int) -> Int { nodeStarts[level] }
-
     /// Child `lane` of `node` on `level` > 1.
     @inline(__always)
     func child(_ node: Int, level: Int, lane: Int) -> Int {
@@ -226,7 +215,7 @@ struct PackedRTree: Sendable {
     }
 
     /// Bytes held by the tree arrays.
-    var memoryBytes: Int { storage.count * 4 + nodeStarts.capacity * 8 + (directory?.memoryBytes ?? 0) }
+    var memoryBytes: Int { storage.count * 4 + nodeStarts.capacity * 8 }
 
     /// The real entries, in tree order.
     var entries: [IndexEntry] {
@@ -303,34 +292,10 @@ struct PackedRTree: Sendable {
 
     /// As `search(_:_:)`, skipping subtrees whose least order key (see
     /// `setMinOrderKeys`) exceeds `maxOrder()`, asked at each upper node.
-    /// A window inside one cell of the `directory` starts at the listed
-    /// low-level nodes instead of the root (same entries, same order).
     @inline(__always)
     func search(_ q: QueryWindow, maxOrder: (() -> UInt32)?, _ visit: (Int) -> Bool) -> Bool {
         let h = height
         if h == 0 || !q.intersects(rootBox) { return true }
-        if maxOrder == nil && lookup.level > 0 {
-            let cell = lookup.cell(of: q)
-            if cell >= 0 {
-                // The directory outlives this call: the tree holds it.
-                var k = Int(lookup.cellStart[cell])
-                let end = Int(lookup.cellStart[cell &+ 1])
-                while k < end {
-                    let b = lookup.boxes + 4 &* k
-                    if q.intersects(west: b[0], south: b[1], east: b[2], north: b[3]) {
-                        if !descend(q, from: Int(lookup.nodes[k]), level: lookup.level, maxOrder: nil, visit) { return false }
-                    }
-                    k &+= 1
-                }
-                return true
-            }
-        }
-        return descend(q, from: nodeStarts[h - 1], level: h, maxOrder: maxOrder, visit)
-    }
-
-    /// The depth-first search of `search` below one node.
-    @inline(__always)
-    func descend(_ q: QueryWindow, from start: Int, level startLevel: Int, maxOrder: (() -> UInt32)?, _ visit: (Int) -> Bool) -> Bool {
         let m = PackedRTree.nodeCapacity
         let stride = PackedRTree.stride
         let words = storage.words
@@ -342,7 +307,7 @@ struct PackedRTree: Sendable {
                         // hit is entered at once, the others wait on the stack (each
                         // word: node | level << 40). Index arithmetic cannot overflow
                         // (nodes < 2^31), so it wraps unchecked.
-                        var node = start, level = startLevel
+                        var node = ls[h - 1], level = h
                         var sp = 0
                         while true {
                             let block = base + stride &* node

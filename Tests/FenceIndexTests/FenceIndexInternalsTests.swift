@@ -162,63 +162,6 @@ final class FenceIndexInternalsTests: XCTestCase {
         }
     }
 
-    /// A deep tree's directory answers small windows with exactly the entries,
-    /// in exactly the order, of a search from the root: clustered and uniform
-    /// boxes, a few huge ones, point windows, windows on cell edges and corners,
-    /// windows spanning cells, at the poles and the antimeridian.
-    func testDirectorySearchEqualsRootSearch() {
-        var rng = SeededGenerator(seed: 61)
-        for (n, clustered) in [(5000, false), (70_000, true), (70_000, false)] {
-            var entries: [IndexEntry] = []
-            let centres = (0..<40).map { _ in (rng.uniform(-170, 170), rng.uniform(-80, 80)) }
-            for i in 0..<n {
-                var w: Double, s: Double
-                if clustered {
-                    let c = centres[rng.int(0..<centres.count)]
-                    w = min(179, max(-180, c.0 + rng.uniform(-2, 2))); s = min(89, max(-90, c.1 + rng.uniform(-1, 1)))
-                } else {
-                    w = rng.uniform(-180, 179.9); s = rng.uniform(-90, 89.9)
-                }
-                let size = i % 997 == 0 ? rng.uniform(10, 90) : rng.logUniform(0.0001, 0.2)
-                let box = BoundingBox(west: w, south: s, east: min(180, w + size), north: min(90, s + size / 2))
-                entries.append(IndexEntry(box: box, value: UInt32(i) << EntryValue.payloadShift))
-            }
-            let tree = PackedRTree(entries: entries)
-            let plain = PackedRTree(entries: entries, directory: false)
-            XCTAssertNotNil(tree.directory, "a tree of \(n) entries gets a directory")
-            XCTAssertNil(plain.directory)
-            let view = tree.lookup
-            var viaDirectory = 0
-            for k in 0..<3000 {
-                var lat: Double, lon: Double
-                switch k % 6 {
-                case 0:  // a cell corner (edges exactly)
-                    lon = Double(view.lonEdges[rng.int(0..<(view.cols + 1))]); lat = Double(view.latEdges[rng.int(0..<(view.rows + 1))])
-                case 1: lon = rng.chance(0.5) ? 180 : -180; lat = rng.uniform(-90, 90)
-                case 2: lat = rng.chance(0.5) ? 90 : -90; lon = rng.uniform(-180, 180)
-                case 3:  // on an entry's corner
-                    let e = entries[rng.int(0..<entries.count)].box
-                    lon = Double(e.east); lat = Double(e.north)
-                default:
-                    let c = centres[rng.int(0..<centres.count)]
-                    lon = min(180, max(-180, c.0 + rng.uniform(-2.5, 2.5))); lat = min(90, max(-90, c.1 + rng.uniform(-1.5, 1.5)))
-                }
-                let half = k % 3 == 0 ? 0 : rng.logUniform(1e-6, 1.5)
-                let q = QueryWindow(GeoBox(west: max(-180, lon - half), south: max(-90, lat - half), east: min(180, lon + half), north: min(90, lat + half)))
-                if view.cell(of: q) >= 0 { viaDirectory += 1 }
-                var a: [UInt32] = [], b: [UInt32] = []
-                _ = tree.search(q) { a.append(tree.value(at: $0)); return true }
-                _ = plain.search(q) { b.append(plain.value(at: $0)); return true }
-                XCTAssertEqual(a, b, "window \(q)")
-                XCTAssertEqual(a.sorted(), entries.filter { q.intersects($0.box) }.map(\.value).sorted())
-                var first = 0
-                _ = tree.search(q) { _ in first += 1; return false }
-                XCTAssertEqual(first, a.isEmpty ? 0 : 1, "visitor stops early")
-            }
-            XCTAssertGreaterThan(viaDirectory, 1500, "most small windows go through the directory")
-        }
-    }
-
     /// The fast cap box holds the exact one (and so every point within the distance).
     func testFastCapBoxHoldsCapBox() {
         var rng = SeededGenerator(seed: 57)
