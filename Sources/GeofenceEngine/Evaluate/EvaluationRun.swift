@@ -71,13 +71,18 @@ struct FixAnswer {
 /// The positions of a batch's fixes in a spatial order: the Morton (Z) order
 /// of a 2048 × 2048 lon/lat grid (cells ~20 × 10 km at the equator), sorted by
 /// a two-pass radix sort, stable. Consecutive index queries in this order read
-/// the same tree nodes and fence records, from cache.
+/// the same tree nodes and fence records, from cache. A batch already in such
+/// an order (consecutive fixes in the same cell) keeps its log order.
 struct SpatialOrder {
     var keys: [UInt32] = []
     var keys2: [UInt32] = []
     var order: [Int32] = []
     var order2: [Int32] = []
     var counts = [Int32](repeating: 0, count: 4096)
+
+    /// A batch whose log order changes cell fewer than once per this many
+    /// fixes is queried in log order (sorting would not make it more local).
+    static let coherentRuns = 8
 
     /// 11 bits spread to the even bit positions.
     @inline(__always)
@@ -107,13 +112,22 @@ struct SpatialOrder {
                     order2.withUnsafeMutableBufferPointer { o2 in
                         counts.withUnsafeMutableBufferPointer { c in
                             for d in 0..<4096 { c[d] = 0 }
+                            var changes = 0, previous: UInt32 = 0
                             for i in 0..<n {
                                 let x = SpatialOrder.cell((b[i].lon + 180) * (2048.0 / 360))
                                 let y = SpatialOrder.cell((b[i].lat + 90) * (2048.0 / 180))
                                 let key = SpatialOrder.spread(x) | SpatialOrder.spread(y) << 1
                                 k[i] = key
+                                changes &+= key != previous ? 1 : 0
+                                previous = key
                                 c[Int(key & 2047)] += 1
                                 c[2048 + Int(key >> 11)] += 1
+                            }
+                            // Already in order where it matters (a log grouped by device, each
+                            // moving a little between fixes): consecutive fixes share a cell.
+                            if changes < n / SpatialOrder.coherentRuns {
+                                for i in 0..<n { o[i] = Int32(i) }
+                                return
                             }
                             var lo: Int32 = 0, hi: Int32 = 0
                             for d in 0..<2048 {

@@ -91,4 +91,26 @@ final class EvaluatorReferenceTests: XCTestCase {
             compare(try engineEvents(fences, fixes, settings: settings, threads: threads, batch: batch, slice: slice), reference)
         }
     }
+
+    /// The trace is grouped by ship, so batches keep their log order (consecutive
+    /// fixes share a cell); interleaved by time they are sorted spatially first.
+    /// Either way the events are the reference's.
+    func testTimeInterleavedLogMatchesReference() throws {
+        let fences = try realFences()
+        let grouped = try realFixes(accuracySeed: 11)
+        var fixes = grouped.enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }.map(\.element)
+        // Devices are numbered in order of first appearance, as a reader numbers them.
+        var number: [Int32: Int32] = [:]
+        for k in fixes.indices {
+            let d = fixes[k].device
+            if number[d] == nil { number[d] = Int32(number.count) }
+            fixes[k].device = number[d]!
+        }
+        XCTAssertNotEqual(fixes.map(\.device), grouped.map(\.device), "interleaved")
+        let settings = EvaluationSettings(exitMargin: 10, dwell: 600)
+        let reference = ReferenceEvaluator(fences: fences, exitMargin: 10, dwell: 600).run(fixes)
+        for (threads, slice) in [(1, 4096), (2, 500)] {
+            compare(try engineEvents(fences, fixes, settings: settings, threads: threads, batch: 3000, slice: slice), reference)
+        }
+    }
 }
