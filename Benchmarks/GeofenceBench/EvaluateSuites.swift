@@ -155,32 +155,41 @@ struct EvaluateSuites {
         }
     }
 
+    /// Cost vs the fix count at 100k fences, two ways: a longer log of the same
+    /// 5,000 devices (fixes per device grow), and more devices of 200 fixes each
+    /// (per-device state grows with the log).
     func fixScaling() throws {
         let n = 100_000
         let w = Synthetic.scaledCities(count: n, seed: options.seed)
         report.section("evaluate · fix-count scaling, \(w.name) fences")
         let compiled = try CompiledFences(RandomWalk.engineFences(w.circles))
-        var points: [(x: Double, y: Double)] = []
-        // Warm-up once on the smallest; then one timed run per size (10M fixes take a while here).
-        var warmed = false
-        for fixes in [1_000_000, 3_000_000, 10_000_000] {
-            let batches = RandomWalk.batches(fences: w.circles, fixes: fixes, seed: options.seed)
-            let threads = threadCounts.last!
-            var times: [Double] = []
-            for r in 0...(warmed ? 0 : 1) {
-                let (t, run, _) = evaluate(compiled, batches, threads: threads)
-                precondition(run.fixes == fixes)
-                if warmed || r > 0 { times.append(t) }
+        let threads = threadCounts.last!
+        for fixedDevices in [true, false] {
+            var points: [(x: Double, y: Double)] = []
+            // Warm-up once on the smallest; then one timed run per size (10M fixes take a while here).
+            var warmed = false
+            for fixes in [1_000_000, 3_000_000, 10_000_000] {
+                let devices = fixedDevices ? 5_000 : fixes / RandomWalk.fixesPerDevice
+                let batches = RandomWalk.batches(fences: w.circles, fixes: fixes, devices: devices, seed: options.seed)
+                var times: [Double] = []
+                for r in 0...(warmed ? 0 : 1) {
+                    let (t, run, _) = evaluate(compiled, batches, threads: threads)
+                    precondition(run.fixes == fixes)
+                    if warmed || r > 0 { times.append(t) }
+                }
+                warmed = true
+                let s = Stats.median(times)
+                points.append((Double(fixes), s))
+                let how = fixedDevices ? "5000 devices" : "200 fixes/device"
+                report.add(BenchResult(suite: "evaluate-fixes", workload: "\(w.name) × \(Synthetic.sizeName(fixes)) fixes, \(how)",
+                                       engine: "ours \(threads) threads", metric: "fixes/s", value: Double(fixes) / s, higherIsBetter: true,
+                                       fences: n, fixes: fixes,
+                                       note: String(format: "%.3f s, one timed run, %d devices × %d fixes", s, devices, fixes / devices)))
             }
-            warmed = true
-            let s = Stats.median(times)
-            points.append((Double(fixes), s))
-            report.add(BenchResult(suite: "evaluate-fixes", workload: "\(w.name) × \(Synthetic.sizeName(fixes)) fixes",
-                                   engine: "ours \(threads) threads", metric: "fixes/s", value: Double(fixes) / s, higherIsBetter: true,
-                                   fences: n, fixes: fixes, note: String(format: "%.3f s, one timed run, %d devices", s, fixes / RandomWalk.fixesPerDevice)))
-        }
-        if let k = Stats.logLogSlope(points) {
-            report.scaling.append(ScalingFit(what: "evaluate time vs fixes (100k fences, \(threadCounts.last!) threads)", exponent: k, points: points))
+            if let k = Stats.logLogSlope(points) {
+                let what = fixedDevices ? "5,000 devices, longer log" : "200 fixes per device, more devices"
+                report.scaling.append(ScalingFit(what: "evaluate time vs fixes (100k fences, \(threads) threads, \(what))", exponent: k, points: points))
+            }
         }
     }
 

@@ -16,10 +16,11 @@ enum RandomWalk {
     static let batchSize = 65_536
     static let startTime = 1_750_000_000.0
 
-    /// Fixes in batches of `batchSize` (the CLI's batch size).
-    static func batches(fences: [CircleFence], fixes total: Int, seed: UInt64) -> [[Fix]] {
+    /// Fixes in batches of `batchSize` (the CLI's batch size); `devices`
+    /// walkers (default: one per `fixesPerDevice` fixes).
+    static func batches(fences: [CircleFence], fixes total: Int, devices deviceCount: Int? = nil, seed: UInt64) -> [[Fix]] {
         var rng = SeededRandom(seed: seed ^ 0x5EED_0004)
-        let devices = max(1, total / fixesPerDevice)
+        let devices = deviceCount ?? max(1, total / fixesPerDevice)
         var pos: [Point] = [], heading: [Double] = [], speed: [Double] = []
         for _ in 0..<devices {
             let f = fences[rng.int(fences.count)]

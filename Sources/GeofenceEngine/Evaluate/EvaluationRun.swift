@@ -111,23 +111,28 @@ struct SpatialOrder {
                 order.withUnsafeMutableBufferPointer { o in
                     order2.withUnsafeMutableBufferPointer { o2 in
                         counts.withUnsafeMutableBufferPointer { c in
-                            for d in 0..<4096 { c[d] = 0 }
-                            var changes = 0, previous: UInt32 = 0
+                            // Cells first (x | y << 11), counting how often the log order changes cell.
+                            var changes = 0, previous: UInt32 = .max
                             for i in 0..<n {
                                 let x = SpatialOrder.cell((b[i].lon + 180) * (2048.0 / 360))
                                 let y = SpatialOrder.cell((b[i].lat + 90) * (2048.0 / 180))
-                                let key = SpatialOrder.spread(x) | SpatialOrder.spread(y) << 1
+                                let key = x | y << 11
                                 k[i] = key
                                 changes &+= key != previous ? 1 : 0
                                 previous = key
-                                c[Int(key & 2047)] += 1
-                                c[2048 + Int(key >> 11)] += 1
                             }
                             // Already in order where it matters (a log grouped by device, each
                             // moving a little between fixes): consecutive fixes share a cell.
                             if changes < n / SpatialOrder.coherentRuns {
                                 for i in 0..<n { o[i] = Int32(i) }
                                 return
+                            }
+                            for d in 0..<4096 { c[d] = 0 }
+                            for i in 0..<n {
+                                let key = SpatialOrder.spread(k[i] & 2047) | SpatialOrder.spread(k[i] >> 11) << 1
+                                k[i] = key
+                                c[Int(key & 2047)] += 1
+                                c[2048 + Int(key >> 11)] += 1
                             }
                             var lo: Int32 = 0, hi: Int32 = 0
                             for d in 0..<2048 {
