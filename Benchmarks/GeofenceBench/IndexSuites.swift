@@ -145,16 +145,7 @@ struct IndexSuites {
             hits += buf.count
         }
         let sampled = min(q.count, max(200, Int(5e8 / Double(n))))
-        let b = timeQueries(count: sampled, repeats: repeats) { i in
-            brute.containing(q[i], into: &buf)
-            precondition(Fingerprint.set(buf) == expected[i], "index and brute force disagree at query \(i) \(q[i])")
-            return buf.count
-        }
-        let o = timeQueries(count: q.count, repeats: repeats) { i in
-            index.containing(lat: q[i].lat, lon: q[i].lon, into: &buf)
-            precondition(Fingerprint.set(buf) == expected[i], "index answer changed at query \(i)")
-            return buf.count
-        }
+        let (b, o) = timeContainment(index: index, queries: q, expected: expected, sampled: sampled, repeats: repeats) { brute.containing($0, into: &$1) }
         let points = q.map { geos.point($0) }
         let gs = timeQueries(count: q.count, repeats: repeats) { i in
             geos.containing(points[i], q[i], exact: brute, into: &buf)

@@ -128,16 +128,7 @@ struct PolygonSuite {
         }
         let brute = PolygonBruteForce(w.polygons)
         let sampled = min(q.count, max(200, Int(2e8 / Double(n))))
-        let b = timeQueries(count: sampled, repeats: repeats) { i in
-            brute.containing(q[i], into: &buf)
-            precondition(Fingerprint.set(buf) == expected[i], "index and brute force disagree at query \(i) \(q[i])")
-            return buf.count
-        }
-        let o = timeQueries(count: q.count, repeats: repeats) { i in
-            index.containing(lat: q[i].lat, lon: q[i].lon, into: &buf)
-            precondition(Fingerprint.set(buf) == expected[i], "index answer changed at query \(i)")
-            return buf.count
-        }
+        let (b, o) = timeContainment(index: index, queries: q, expected: expected, sampled: sampled, repeats: repeats) { brute.containing($0, into: &$1) }
         let treePoints = q.map { tree.point($0) }
         let kitPoints = try q.map { try ctx.point(x: $0.lon, y: $0.lat) }
         defer { for p in treePoints { tree.destroy(p) } }

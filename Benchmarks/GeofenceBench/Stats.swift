@@ -44,6 +44,7 @@ enum Stats {
     }
 }
 
+import FenceIndex
 import Glibc
 
 /// Times a query loop: a warm-up pass, then `repeats` passes over `count`
@@ -126,4 +127,24 @@ func timeQueries(count: Int, repeats: Int, minGroupNanos: Double = 2_000, maxGro
     return QueryStats(perSecond: Stats.median(rates), wallPerSecond: Stats.median(wallRates),
                       discarded: timed > 0 ? Double(dropped) / Double(timed) : 0, p50: Stats.median(p50s), p90: Stats.median(p90s),
                       p99: Stats.median(p99s), group: group, queries: count, repeats: repeats)
+}
+
+/// Point-query timings of a brute force (on its first `sampled` queries) and of
+/// the index (on all), each checked inside the loop against `expected`, the
+/// fingerprints of the index's answers taken before timing.
+func timeContainment(index: FenceIndex, queries q: [Point], expected: [UInt64], sampled: Int, repeats: Int,
+                     brute: (Point, inout [Int32]) -> Void) -> (brute: QueryStats, ours: QueryStats) {
+    var buf: [Int32] = []
+    buf.reserveCapacity(256)
+    let b = timeQueries(count: sampled, repeats: repeats) { i in
+        brute(q[i], &buf)
+        precondition(Fingerprint.set(buf) == expected[i], "index and brute force disagree at query \(i) \(q[i])")
+        return buf.count
+    }
+    let o = timeQueries(count: q.count, repeats: repeats) { i in
+        index.containing(lat: q[i].lat, lon: q[i].lon, into: &buf)
+        precondition(Fingerprint.set(buf) == expected[i], "index answer changed at query \(i)")
+        return buf.count
+    }
+    return (b, o)
 }

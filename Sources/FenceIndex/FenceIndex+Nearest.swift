@@ -74,32 +74,7 @@ extension FenceIndex {
                 a.key > b.key || (a.key == b.key && a.order > b.order)
             }
             let x = NearestBound(key: key, order: order, record: 0)
-            if scratch.best.count < n {
-                scratch.best.append(x)
-                var i = scratch.best.count - 1
-                while i > 0 {
-                    let parent = (i - 1) >> 1
-                    if !greater(x, scratch.best[parent]) { break }
-                    scratch.best[i] = scratch.best[parent]
-                    i = parent
-                }
-                scratch.best[i] = x
-            } else if greater(scratch.best[0], x) {
-                let count = scratch.best.count
-                var i = 0
-                while true {
-                    let l = 2 * i + 1
-                    if l >= count { break }
-                    var c = l
-                    if l + 1 < count && greater(scratch.best[l + 1], scratch.best[l]) { c = l + 1 }
-                    if !greater(scratch.best[c], x) { break }
-                    scratch.best[i] = scratch.best[c]
-                    i = c
-                }
-                scratch.best[i] = x
-            } else {
-                return
-            }
+            guard NearestBound.keep(x, in: &scratch.best, atMost: n, greater: greater) else { return }
             if scratch.best.count == n { scratch.bound = scratch.best[0] }
         }
 
@@ -304,32 +279,7 @@ extension FenceIndex {
             if order > worst.pointee || !fenceContains(r, &p) { return true }
             let x = NearestBound(key: 0, order: order, record: UInt32(r))
             // Max-heap (by identifier order) of the n first found.
-            if scratch.best.count < n {
-                scratch.best.append(x)
-                var i = scratch.best.count - 1
-                while i > 0 {
-                    let parent = (i - 1) >> 1
-                    if !after(x, scratch.best[parent]) { break }
-                    scratch.best[i] = scratch.best[parent]
-                    i = parent
-                }
-                scratch.best[i] = x
-            } else if after(scratch.best[0], x) {
-                let count = scratch.best.count
-                var i = 0
-                while true {
-                    let l = 2 * i + 1
-                    if l >= count { break }
-                    var c = l
-                    if l + 1 < count && after(scratch.best[l + 1], scratch.best[l]) { c = l + 1 }
-                    if !after(scratch.best[c], x) { break }
-                    scratch.best[i] = scratch.best[c]
-                    i = c
-                }
-                scratch.best[i] = x
-            } else {
-                return true
-            }
+            guard NearestBound.keep(x, in: &scratch.best, atMost: n, greater: after) else { return true }
             if scratch.best.count == n { worst.pointee = scratch.best[0].order }
             return true
         }

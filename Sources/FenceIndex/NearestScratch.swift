@@ -48,3 +48,39 @@ struct NearestBound: Sendable {
     /// The fence's record (used by `FenceIndex.nearestInside` only).
     var record: UInt32
 }
+
+extension NearestBound {
+    /// Offers `x` to `heap`, a max-heap under `greater` holding at most `n`
+    /// bounds (the n least seen): appended while there is room, else it
+    /// replaces the root when it is less. Returns false when `x` was not kept.
+    @inline(__always)
+    static func keep(_ x: NearestBound, in heap: inout [NearestBound], atMost n: Int,
+                     greater: (NearestBound, NearestBound) -> Bool) -> Bool {
+        if heap.count < n {
+            heap.append(x)
+            var i = heap.count - 1
+            while i > 0 {
+                let parent = (i - 1) >> 1
+                if !greater(x, heap[parent]) { break }
+                heap[i] = heap[parent]
+                i = parent
+            }
+            heap[i] = x
+            return true
+        }
+        guard greater(heap[0], x) else { return false }
+        let count = heap.count
+        var i = 0
+        while true {
+            let l = 2 * i + 1
+            if l >= count { break }
+            var c = l
+            if l + 1 < count && greater(heap[l + 1], heap[l]) { c = l + 1 }
+            if !greater(heap[c], x) { break }
+            heap[i] = heap[c]
+            i = c
+        }
+        heap[i] = x
+        return true
+    }
+}
