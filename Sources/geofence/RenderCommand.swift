@@ -12,11 +12,7 @@ enum RenderCommand {
             .value("--log", "-l", name: "file", repeatable: true, help: "Location log (CSV, NDJSON, GPX, optionally .gz)."),
             .value("--device", name: "id", help: "Which device to draw (default: the first in the log)."),
             .value("--strategy", name: "name", help: "guaranteed (default), centre or trigger."),
-            .value("--slots", "-k", name: "n", help: "Regions the OS monitors at once (default 20)."),
-            .value("--min-radius", name: "metres", help: "OS minimum reliable radius (default 100)."),
-            .value("--max-radius", name: "metres", help: "OS maximum radius (default 100000)."),
-            .value("--delay", name: "seconds", help: "OS event delay (default 20)."),
-            .value("--exit-distance", name: "metres", help: "OS exit distance past the edge (default 100)."),
+        ] + osModelOptions + [
             .value("--output", "-o", name: "file", help: "The SVG file to write."),
             .value("--columns", name: "spec", help: "Log field names, e.g. device=mmsi,time=ts."),
             .flag("--skip-invalid", help: "Skip bad rows and bad fences."),

@@ -11,11 +11,7 @@ enum SimulateCommand {
             .value("--fences", "-f", name: "file", repeatable: true, help: "GeoJSON FeatureCollection or CSV (id,lat,lon,radius,...)."),
             .value("--log", "-l", name: "file", repeatable: true, help: "Location log (CSV, NDJSON, GPX, optionally .gz)."),
             .value("--strategy", name: "name", help: "guaranteed (ours), centre, trigger, or all (default all)."),
-            .value("--slots", "-k", name: "n", help: "Regions the OS monitors at once (default 20, iOS; Android 100)."),
-            .value("--min-radius", name: "metres", help: "Smallest reliable region radius; the OS monitors max(r, this) (default 100)."),
-            .value("--max-radius", name: "metres", help: "Largest region radius the OS accepts (default 100000)."),
-            .value("--delay", name: "seconds", help: "OS event delivery delay (default 20)."),
-            .value("--exit-distance", name: "metres", help: "How far past the edge the OS reports an exit (default 100)."),
+        ] + osModelOptions + [
             .flag("--no-clusters", help: "Guaranteed strategy: never cover dense clusters with one region (to measure what clusters save)."),
             .value("--output", "-o", name: "file", help: "Write the JSON report here."),
             .value("--events", name: "file", help: "Write every strategy's reported events (NDJSON, with a \"strategy\" field)."),
@@ -75,7 +71,16 @@ enum SimulateCommand {
     }
 }
 
-/// The OS model options shared by `simulate` and `render`.
+/// The OS model options shared by `simulate` and `render` (read by `osModel`).
+let osModelOptions: [OptionSpec] = [
+    .value("--slots", "-k", name: "n", help: "Regions the OS monitors at once (default 20, iOS; Android 100)."),
+    .value("--min-radius", name: "metres", help: "Smallest reliable region radius; the OS monitors max(r, this) (default 100)."),
+    .value("--max-radius", name: "metres", help: "Largest region radius the OS accepts (default 100000)."),
+    .value("--delay", name: "seconds", help: "OS event delivery delay (default 20)."),
+    .value("--exit-distance", name: "metres", help: "How far past the edge the OS reports an exit (default 100)."),
+]
+
+/// The OS model of the options in `osModelOptions`.
 func osModel(_ args: Arguments) throws(GeofenceError) -> OSModel {
     var os = OSModel()
     os.slots = try args.int("--slots", default: 20, min: 2, max: 100_000)!
