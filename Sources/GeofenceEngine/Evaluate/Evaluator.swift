@@ -35,6 +35,8 @@ public struct Evaluator: Sendable {
     public struct Worker {
         /// Classifications of the fixes of a batch this worker queried (see `EvaluationRun`).
         var answers: [FenceClassification] = []
+        /// The last candidate search (consecutive fixes are near each other).
+        var cache = CandidateCache()
         public init() {}
     }
 
