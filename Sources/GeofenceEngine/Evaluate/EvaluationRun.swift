@@ -114,13 +114,12 @@ struct SpatialOrder {
                 order.withUnsafeMutableBufferPointer { o in
                     order2.withUnsafeMutableBufferPointer { o2 in
                         counts.withUnsafeMutableBufferPointer { c in
-                            // Cells first (x | y << 16), counting how often the log order changes coarse cell.
+                            // How often the log order changes coarse cell (2048 × 2048, ~20 × 10 km).
                             var changes = 0, previous: UInt32 = .max
                             for i in 0..<n {
-                                let x = SpatialOrder.cell((b[i].lon + 180) * (65536.0 / 360))
-                                let y = SpatialOrder.cell((b[i].lat + 90) * (65536.0 / 180))
-                                k[i] = x | y << 16
-                                let coarse = x >> 5 | (y >> 5) << 11
+                                let x = SpatialOrder.cell((b[i].lon + 180) * (65536.0 / 360)) >> 5
+                                let y = SpatialOrder.cell((b[i].lat + 90) * (65536.0 / 180)) >> 5
+                                let coarse = x | y << 11
                                 changes &+= coarse != previous ? 1 : 0
                                 previous = coarse
                             }
@@ -132,7 +131,9 @@ struct SpatialOrder {
                             }
                             for d in 0..<(3 * 2048) { c[d] = 0 }
                             for i in 0..<n {
-                                let key = SpatialOrder.spread(k[i] & 0xFFFF) | SpatialOrder.spread(k[i] >> 16) << 1
+                                let x = SpatialOrder.cell((b[i].lon + 180) * (65536.0 / 360))
+                                let y = SpatialOrder.cell((b[i].lat + 90) * (65536.0 / 180))
+                                let key = SpatialOrder.spread(x) | SpatialOrder.spread(y) << 1
                                 k[i] = key
                                 c[Int(key & 2047)] += 1
                                 c[2048 + Int((key >> 11) & 2047)] += 1
@@ -253,11 +254,12 @@ public final class EvaluationRun {
         groupShift = shift
         groupCount = 1 << shift
         groups = Array(repeating: [], count: groupCount)
-        workers = Array(repeating: Evaluator.Worker(), count: self.threads)
+        workers = (0..<self.threads).map { _ in Evaluator.Worker() }
     }
 
     deinit {
         for g in groups { for t in g { t.release() } }
+        for w in workers { w.answers.deallocate() }
     }
 
     /// The tracker of a device.
@@ -294,9 +296,8 @@ public final class EvaluationRun {
         let n = batch.count
         if answers.count < n { answers = [FixAnswer](repeating: FixAnswer(start: 0, count: 0, worker: 0), count: n) }
         for k in 0..<threads {
-            workers[k].answers.removeAll(keepingCapacity: true)
             // Room for about one classification per fix, so a batch rarely regrows it.
-            workers[k].answers.reserveCapacity(n / threads + n / (4 * threads) + 64)
+            workers[k].answers.removeAll(keepingCapacity: n / threads + n / (4 * threads) + 64)
         }
         if threads == 1 { processOnOneThread(batch) } else { processInSlices(batch) }
     }
@@ -314,16 +315,15 @@ public final class EvaluationRun {
                 }
             }
         }
+        let r = workers[0].answers.elements
         groups[0].withUnsafeMutableBufferPointer { t in
             batch.withUnsafeBufferPointer { b in
                 answers.withUnsafeBufferPointer { a in
-                    workers[0].answers.withUnsafeBufferPointer { r in
-                        for i in 0..<n {
-                            let f = b[i], x = a[i]
-                            ev.apply(device: f.device, time: f.time, lat: f.lat, lon: f.lon,
-                                     candidates: UnsafeBufferPointer(rebasing: r[Int(x.start)..<Int(x.start + x.count)]),
-                                     state: &t[Int(f.device)])
-                        }
+                    for i in 0..<n {
+                        let f = b[i], x = a[i]
+                        ev.apply(device: f.device, time: f.time, lat: f.lat, lon: f.lon,
+                                 candidates: UnsafeBufferPointer(rebasing: r[Int(x.start)..<Int(x.start + x.count)]),
+                                 state: &t[Int(f.device)])
                     }
                 }
             }
@@ -369,8 +369,8 @@ public final class EvaluationRun {
 
         // State machines: each group over its positions, slice after slice (log order).
         // Each worker's answers are read by every worker now that the queries are done (the
-        // arrays are neither mutated nor released until the batch ends, so their storage stays put).
-        let results = workers.map { w in w.answers.withUnsafeBufferPointer { SharedAnswers(base: $0.baseAddress) } }
+        // buffers are neither written nor grown until the next batch, so their storage stays put).
+        let results = workers.map { w in SharedAnswers(base: w.answers.elements.baseAddress) }
         let nextGroup = GroupCounter()
         groups.withUnsafeMutableBufferPointer { gs in
             slices.withUnsafeBufferPointer { sl in

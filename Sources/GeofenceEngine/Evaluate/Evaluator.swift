@@ -34,7 +34,7 @@ public struct Evaluator: Sendable {
     /// Scratch space of one thread.
     public struct Worker {
         /// Classifications of the fixes of a batch this worker queried (see `EvaluationRun`).
-        var answers: [FenceClassification] = []
+        var answers = AnswerBuffer()
         /// The last candidate search (consecutive fixes are near each other).
         var cache = CandidateCache()
         public init() {}
