@@ -5,8 +5,9 @@ extension FenceIndex {
     /// the cache was filled for, its candidates come from the cache (a box
     /// test per cached entry) instead of the tree; otherwise the tree is
     /// searched once over the window widened by the cache's reach and the
-    /// cache refilled. A window crossing the antimeridian bypasses the cache,
-    /// and so do queries while the cache finds the tree faster (see `CandidateCache`).
+    /// cache refilled. A window crossing the antimeridian goes to the tree, and
+    /// so do queries while the cache estimates the tree cheaper (see
+    /// `CandidateCache.windowCost`).
     /// - Complexity: O(c + k) on a hit for c cached entries, k candidates;
     ///   O(log n + c) on a fill.
     public func forEachClassified(lat: Double, lon: Double, accuracy: Double = 0, exitMargin: Double = 0,
