@@ -39,8 +39,6 @@ public struct CandidateCache: Sendable {
     public private(set) var hits = 0
     public private(set) var fills = 0
     public private(set) var bypassed = 0
-    /// Entries gathered by all fills.
-    public private(set) var filledEntries = 0
 
     /// Whether the cache pays depends on the queries: fixes that follow each
     /// other closely hit it, scattered ones make many queries fills (a search
@@ -183,7 +181,6 @@ public struct CandidateCache: Sendable {
     @inline(__always)
     mutating func adapt(searches: Int) {
         fills &+= 1
-        filledEntries &+= entries.count
         count(1_500 &* searches &+ 150 &* entries.count)
         if entries.count > CandidateCache.denseEntries {
             reach = Swift.max(CandidateCache.minimumReach, reach * 0.5)
