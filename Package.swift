@@ -5,43 +5,64 @@ import PackageDescription
 // builds only; release builds (the CLI, the benchmark runner) leave them out.
 let checks: [SwiftSetting] = [.define("GEOFENCE_INTERNAL_CHECKS", .when(configuration: .debug))]
 
+// Modules follow the data path (docs/architecture.md): fences are read (GeofenceFences,
+// the only fence-side user of GEOS/PROJ), compiled into the index (GeofenceIndex), fixes
+// are read (GeofenceLogs) and evaluated (GeofenceEvaluation); planning, simulation and
+// subsets work over the index. GeofenceKit re-exports them all with the entry point
+// `Geofencer`. The evaluator and the planner build without GEOS and PROJ
+// (scripts/check-module-deps checks it).
 let package = Package(
     name: "geofence",
     products: [
         .executable(name: "geofence", targets: ["geofence"]),
-        .executable(name: "geofence-bench", targets: ["GeofenceBench"]),
-        .library(name: "GeofenceEngine", targets: ["GeofenceEngine"]),
-        .library(name: "FenceIndex", targets: ["FenceIndex"]),
-        .library(name: "Rotation", targets: ["Rotation"]),
-        .library(name: "GeometryKit", targets: ["GeometryKit"]),
-        .library(name: "Geodesy", targets: ["Geodesy"]),
+        .library(name: "GeofenceKit", targets: ["GeofenceKit"]),
     ],
     targets: [
-        // System libraries (Debian: libgeos-dev, libproj-dev; scripts/install-deps installs them).
+        // System libraries (Debian: libgeos-dev, libproj-dev, zlib1g-dev; scripts/install-deps installs them).
         .systemLibrary(name: "CGEOS", pkgConfig: "geos", providers: [.apt(["libgeos-dev"])]),
         .systemLibrary(name: "CPROJ", pkgConfig: "proj", providers: [.apt(["libproj-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
 
-        // WGS84 geodesics (PROJ's geod_*, pure computation, thread-safe) and fast bounded approximations.
+        // WGS84 geodesics (Karney's algorithms in Swift) and fast bounded approximations.
         .target(name: "Geodesy", dependencies: ["CPROJ"], swiftSettings: checks),
         // Swift over GEOS and PROJ: contexts, owned geometries, prepared predicates, WKT/WKB/GeoJSON, CRS transforms.
         .target(name: "GeometryKit", dependencies: ["CGEOS", "CPROJ", "Geodesy"], swiftSettings: checks),
-        // Pure-Swift packed R-tree over compiled fences (no GEOS).
-        .target(name: "FenceIndex", dependencies: ["Geodesy"], swiftSettings: checks),
-        // The nearest-K rotation planner and the public-SDK baselines (pure Swift, no GEOS).
-        .target(name: "Rotation", dependencies: ["FenceIndex", "Geodesy"], swiftSettings: checks),
-        // Fences, loaders, validation, evaluator, simulator, subsets.
-        .target(name: "GeofenceEngine", dependencies: ["GeometryKit", "FenceIndex", "Rotation", "Geodesy", "CZlib"], swiftSettings: checks),
-        .executableTarget(name: "geofence", dependencies: ["GeofenceEngine", "Rotation"], swiftSettings: checks),
-        .executableTarget(name: "GeofenceBench", dependencies: ["GeofenceEngine", "FenceIndex", "Rotation", "GeometryKit", "Geodesy", "CGEOS"],
+        // What every module shares: the error types, JSON and CSV codecs, atomic output files, SHA-256.
+        .target(name: "GeofenceBase", swiftSettings: checks),
+        // Fences as values (Fence, FenceShape, Coordinate) and the packed R-tree over them (FenceIndex).
+        .target(name: "GeofenceIndex", dependencies: ["GeofenceBase", "Geodesy"], swiftSettings: checks),
+        // Location logs: CSV, NDJSON and GPX readers (gzip, stdin), device interning, times.
+        .target(name: "GeofenceLogs", dependencies: ["GeofenceBase", "CZlib"], swiftSettings: checks),
+        // Fence files: GeoJSON and CSV loading, validation and repair (GEOS), reprojection (PROJ), writing.
+        .target(name: "GeofenceFences", dependencies: ["GeofenceBase", "GeofenceIndex", "GeometryKit", "Geodesy"], swiftSettings: checks),
+        // The per-device state machines over the index: enter, exit and dwell events (pure Swift).
+        .target(name: "GeofenceEvaluation", dependencies: ["GeofenceBase", "GeofenceIndex", "GeofenceLogs"], swiftSettings: checks),
+        // The nearest-K region planner (which fences a phone monitors, and its refresh region) and
+        // the public-SDK baselines (pure Swift).
+        .target(name: "GeofencePlanning", dependencies: ["GeofenceIndex", "Geodesy"], swiftSettings: checks),
+        // Replays of traces through a planner under an OS model, against full evaluation; SVG pictures.
+        .target(name: "GeofenceSimulation", dependencies: ["GeofenceBase", "GeofenceIndex", "GeofenceLogs", "GeofenceEvaluation", "GeofencePlanning", "Geodesy"], swiftSettings: checks),
+        // Regional subsets (bbox, polygon, radius, nearest N) and tile bundles with a coverage guarantee.
+        .target(name: "GeofenceSubsets", dependencies: ["GeofenceBase", "GeofenceIndex", "GeofenceFences", "GeofenceEvaluation", "GeometryKit", "Geodesy"], swiftSettings: checks),
+        // The library's front door: re-exports the modules above and adds `Geofencer`.
+        .target(name: "GeofenceKit", dependencies: ["GeofenceBase", "GeofenceIndex", "GeofenceLogs", "GeofenceFences", "GeofenceEvaluation",
+                                                    "GeofencePlanning", "GeofenceSimulation", "GeofenceSubsets", "Geodesy"], swiftSettings: checks),
+        // The command line: argument parsing, exit codes and wording over GeofenceKit.
+        .executableTarget(name: "geofence", dependencies: ["GeofenceKit"], swiftSettings: checks),
+        // The benchmark runner: GeofenceKit's public API against brute force and GEOS's STRtree.
+        .executableTarget(name: "GeofenceBench", dependencies: ["GeofenceKit", "GeofenceTestSupport", "GeometryKit", "CGEOS"],
                           path: "Benchmarks/GeofenceBench"),
 
+        // Helpers shared by the test targets: seeded generators, brute-force references, the CLI runner.
+        .target(name: "GeofenceTestSupport", dependencies: ["GeofenceKit", "GeometryKit", "Geodesy", "CGEOS"],
+                path: "Tests/GeofenceTestSupport", swiftSettings: checks),
         .testTarget(name: "GeodesyTests", dependencies: ["Geodesy"], swiftSettings: checks),
         .testTarget(name: "GeometryKitTests", dependencies: ["GeometryKit"], resources: [.copy("Fixtures")], swiftSettings: checks),
-        .testTarget(name: "FenceIndexTests", dependencies: ["FenceIndex", "Geodesy", "CGEOS"], swiftSettings: checks),
-        .testTarget(name: "RotationTests", dependencies: ["Rotation", "FenceIndex", "Geodesy"], swiftSettings: checks),
-        .testTarget(name: "GeofenceEngineTests", dependencies: ["GeofenceEngine", "GeometryKit", "Geodesy", "CGEOS", "FenceIndex"], resources: [.copy("Fixtures")], swiftSettings: checks),
-        .testTarget(name: "GeofenceCLITests", dependencies: ["GeofenceEngine"], swiftSettings: checks),
+        .testTarget(name: "GeofenceIndexTests", dependencies: ["GeofenceIndex", "Geodesy", "GeofenceTestSupport", "CGEOS"], swiftSettings: checks),
+        .testTarget(name: "GeofencePlanningTests", dependencies: ["GeofencePlanning", "GeofenceIndex", "Geodesy", "GeofenceTestSupport"], swiftSettings: checks),
+        .testTarget(name: "GeofenceKitTests", dependencies: ["GeofenceKit", "GeometryKit", "Geodesy", "CGEOS", "GeofenceTestSupport"],
+                    resources: [.copy("Fixtures")], swiftSettings: checks),
+        .testTarget(name: "GeofenceCLITests", dependencies: ["GeofenceKit", "GeofenceTestSupport", "geofence"], swiftSettings: checks),
     ],
     swiftLanguageModes: [.v6]
 )

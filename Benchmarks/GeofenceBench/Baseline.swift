@@ -1,5 +1,6 @@
 import Foundation
-import GeofenceEngine
+import GeofenceTestSupport
+import GeofenceKit
 
 /// `--check BASELINE.json`: compares this run's figures with a previous `--json`
 /// output, result by result (same suite, workload, engine and metric), and

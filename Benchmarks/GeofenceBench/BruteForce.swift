@@ -1,5 +1,5 @@
-import FenceIndex
-import Geodesy
+import GeofenceKit
+import GeofenceTestSupport
 import Glibc
 
 /// The exact answer by scanning every fence: the baseline every index answer
@@ -23,7 +23,7 @@ struct BruteForce {
     static let d2r = Double.pi / 180
     static let sphereR = Sphere.meanRadius
 
-    init(_ circles: [CircleFence]) {
+    init(_ circles: [CircleRecord]) {
         lat = circles.map(\.lat); lon = circles.map(\.lon); radius = circles.map(\.radius)
         cosLat = circles.map { cos($0.lat * BruteForce.d2r) }
         reach = circles.map { BruteForce.capAngle(metres: $0.radius) / BruteForce.d2r }

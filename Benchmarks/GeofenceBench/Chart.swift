@@ -1,5 +1,6 @@
 import Foundation
-import GeofenceEngine
+import GeofenceTestSupport
+import GeofenceKit
 
 /// An SVG chart of throughput vs fence count (log–log), written by hand (no
 /// plotting dependency): point queries (ours, GEOS STRtree, brute force) and

@@ -1,3 +1,5 @@
+import GeofenceKit
+import GeofenceTestSupport
 import Foundation
 import Glibc
 

@@ -1,5 +1,5 @@
-import FenceIndex
-import GeofenceEngine
+import GeofenceKit
+import GeofenceTestSupport
 
 /// End to end over synthetic polygon fences (issue 7): the county-outline sets of
 /// `Synthetic.polygons` (uniform at 10k and 100k, clustered at 10k), random-walk devices
@@ -18,13 +18,13 @@ extension EvaluateSuites {
                 report.section("evaluate · \(name) fences (\(templates!.summary)), \(fixCount) random-walk fixes")
                 let src = SourceLocation(file: "synthetic")
                 let compiled = try CompiledFences(w.polygons.map { p in
-                    GeofenceEngine.Fence(id: p.id, shape: .polygon(p.shape.polygons.map { $0.map { $0.map { Coordinate(lon: $0.lon, lat: $0.lat) } } }),
+                    Fence(id: p.id, shape: .polygon(p.shape.polygons.map { $0.map { $0.map { Coordinate(lon: $0.lon, lat: $0.lat) } } }),
                                          source: src)
                 })
                 // Devices start within 100 m of a fence's box centre (the walk only reads the centres).
                 let brute = PolygonBruteForce(w.polygons)
                 let centres = (0..<n).map { i in
-                    CircleFence(id: w.polygons[i].id, lat: (brute.south[i] + brute.north[i]) / 2, lon: (brute.west[i] + brute.east[i]) / 2, radius: 1)
+                    CircleRecord(id: w.polygons[i].id, lat: (brute.south[i] + brute.north[i]) / 2, lon: (brute.west[i] + brute.east[i]) / 2, radius: 1)
                 }
                 let batches = RandomWalk.batches(fences: centres, fixes: fixCount, seed: options.seed)
                 checkSample(compiled.index, brute, batches)

@@ -1,6 +1,6 @@
-import FenceIndex
 import Foundation
-import GeofenceEngine
+import GeofenceTestSupport
+import GeofenceKit
 
 /// The evaluate suites (issue 4 item 8, issue 7): end to end from in-memory
 /// fixes and from a CSV file, 1 and 2 threads, synthetic and real.
@@ -141,7 +141,7 @@ struct EvaluateSuites {
     }
 
     /// Checks the index against the brute force on a sample of the fixes (state as DESIGN §3 with accuracy).
-    func checkSample(_ index: FenceIndex, _ circles: [CircleFence], _ batches: [[Fix]]) {
+    func checkSample(_ index: FenceIndex, _ circles: [CircleRecord], _ batches: [[Fix]]) {
         let brute = BruteForce(circles)
         var rng = SeededRandom(seed: options.seed ^ 0x5EED_0005)
         let sample = min(2_000, max(100, Int(2e8 / Double(circles.count))))

@@ -1,6 +1,6 @@
-import FenceIndex
 import Foundation
-import GeofenceEngine
+import GeofenceTestSupport
+import GeofenceKit
 import Glibc
 
 /// Synthetic fixes: random-walk devices around the fences, and their CSV form.
@@ -18,7 +18,7 @@ enum RandomWalk {
 
     /// Fixes in batches of `batchSize` (the CLI's batch size); `devices`
     /// walkers (default: one per `fixesPerDevice` fixes).
-    static func batches(fences: [CircleFence], fixes total: Int, devices deviceCount: Int? = nil, seed: UInt64) -> [[Fix]] {
+    static func batches(fences: [CircleRecord], fixes total: Int, devices deviceCount: Int? = nil, seed: UInt64) -> [[Fix]] {
         var rng = SeededRandom(seed: seed ^ 0x5EED_0004)
         let devices = deviceCount ?? max(1, total / fixesPerDevice)
         var pos: [Point] = [], heading: [Double] = [], speed: [Double] = []
@@ -52,9 +52,9 @@ enum RandomWalk {
     }
 
     /// Engine fences for circles (default options).
-    static func engineFences(_ circles: [CircleFence]) -> [GeofenceEngine.Fence] {
+    static func engineFences(_ circles: [CircleRecord]) -> [Fence] {
         let src = SourceLocation(file: "synthetic")
-        return circles.map { GeofenceEngine.Fence(id: $0.id, shape: .circle(lat: $0.lat, lon: $0.lon, radius: $0.radius), source: src) }
+        return circles.map { Fence(id: $0.id, shape: .circle(lat: $0.lat, lon: $0.lon, radius: $0.radius), source: src) }
     }
 
     /// Writes the fixes as CSV `device,time,lat,lon,accuracy` (Unix seconds, 7 decimals, which

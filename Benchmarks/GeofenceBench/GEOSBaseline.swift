@@ -1,5 +1,6 @@
+import GeofenceKit
+import GeofenceTestSupport
 import CGEOS
-import FenceIndex
 import Foundation
 import Glibc
 

@@ -1,6 +1,6 @@
-import FenceIndex
 import Foundation
-import GeofenceEngine
+import GeofenceTestSupport
+import GeofenceKit
 
 /// The index suites (issue 3 item 7): build, memory, point query, nearest-20,
 /// each for our `FenceIndex`, the brute force and GEOS's STRtree, in one run.

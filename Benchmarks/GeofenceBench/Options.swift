@@ -1,3 +1,5 @@
+import GeofenceKit
+import GeofenceTestSupport
 import Foundation
 
 /// Command line of `geofence-bench` (DESIGN §9).

@@ -1,6 +1,6 @@
-import FenceIndex
+import GeofenceKit
+import GeofenceTestSupport
 import Foundation
-import Rotation
 
 /// Planning cost (issue 5): `Planner.plan` of the guaranteed strategy (nearest 20 by boundary
 /// distance, refresh radius, cluster check) and of the two baselines, at 100k and 1M circles.

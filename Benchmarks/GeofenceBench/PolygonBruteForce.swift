@@ -1,4 +1,5 @@
-import FenceIndex
+import GeofenceKit
+import GeofenceTestSupport
 
 /// The point-in-polygon answer by scanning every polygon: the baseline polygon answers are
 /// checked against on a sample, and timed as "brute".
@@ -13,7 +14,7 @@ struct PolygonBruteForce {
     let shapes: [PolygonShape]
     let west: [Double], south: [Double], east: [Double], north: [Double]
 
-    init(_ polygons: [PolygonFence]) {
+    init(_ polygons: [PolygonRecord]) {
         shapes = polygons.map(\.shape)
         var w: [Double] = [], s: [Double] = [], e: [Double] = [], n: [Double] = []
         for shape in shapes {

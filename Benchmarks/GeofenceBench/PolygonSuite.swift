@@ -1,6 +1,6 @@
-import FenceIndex
 import Foundation
-import GeofenceEngine
+import GeofenceTestSupport
+import GeofenceKit
 import GeometryKit
 
 /// Point queries over polygon fences (issue 3 item 2, issue 7): real outline sets (counties,
@@ -53,9 +53,9 @@ struct PolygonSuite {
     /// A real outline set; queries half real AIS fixes, half uniform (in the set's box, or on the sphere).
     func realWorkload(name: String, file: String, worldQueries: Bool) throws -> (PolygonWorkload, dropped: Int) {
         let (fences, dropped) = try data.fences([file])
-        let polygons: [PolygonFence] = fences.compactMap { f in
+        let polygons: [PolygonRecord] = fences.compactMap { f in
             guard case .polygon(let p) = f.shape else { return nil }
-            return PolygonFence(id: f.id, polygons: p.map { $0.map { $0.map { LonLat(lon: $0.lon, lat: $0.lat) } } })
+            return PolygonRecord(id: f.id, polygons: p.map { $0.map { $0.map { Coordinate(lon: $0.lon, lat: $0.lat) } } })
         }
         let trace = try data.fixes(data.traceName).fixes
         var west = 180.0, south = 90.0, east = -180.0, north = -90.0

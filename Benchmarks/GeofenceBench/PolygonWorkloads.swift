@@ -1,11 +1,12 @@
-import FenceIndex
+import GeofenceKit
+import GeofenceTestSupport
 import Glibc
 import GeometryKit
 
 /// A named set of polygon fences with the query points that go with it.
 struct PolygonWorkload {
     var name: String
-    var polygons: [PolygonFence]
+    var polygons: [PolygonRecord]
     /// Point queries for this set.
     var queries: [Point]
     /// How the fences and queries were made (for the table and the JSON notes).
@@ -132,7 +133,7 @@ extension Synthetic {
             if let cities { return cities.draw(&rng) }
             return Point(lat: asin(rng.uniform(sinSouth, sinNorth)) * 180 / Double.pi, lon: rng.uniform(-180, 180))
         }
-        var polygons: [PolygonFence] = []
+        var polygons: [PolygonRecord] = []
         var boxes: [(west: Double, south: Double, east: Double, north: Double)] = []
         polygons.reserveCapacity(n)
         boxes.reserveCapacity(n)
@@ -148,7 +149,7 @@ extension Synthetic {
                 w = min(w, xy[v]); e = max(e, xy[v]); s = min(s, xy[v + 1]); nn = max(nn, xy[v + 1])
             }
             precondition(w >= -180 && e <= 180, "fence box within ±180°")
-            polygons.append(PolygonFence(id: "\(kind.prefix(1))p\(i)", shape: shape))
+            polygons.append(PolygonRecord(id: "\(kind.prefix(1))p\(i)", shape: shape))
             boxes.append((w, s, e, nn))
         }
         var queries: [Point] = []

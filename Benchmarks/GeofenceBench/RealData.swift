@@ -1,6 +1,6 @@
 import Foundation
-import FenceIndex
-import GeofenceEngine
+import GeofenceTestSupport
+import GeofenceKit
 
 /// The real data sets of DESIGN §8: committed samples under data/ and the
 /// large sets `scripts/fetch-data` writes to data/fetched/.
@@ -28,7 +28,7 @@ struct RealData {
     var hasFetched: Bool { path("data/fetched/cities.csv") != nil }
 
     /// Engine fences from files (GEOS-validated; invalid ones dropped and counted).
-    func fences(_ relatives: [String]) throws -> (fences: [GeofenceEngine.Fence], dropped: Int) {
+    func fences(_ relatives: [String]) throws -> (fences: [Fence], dropped: Int) {
         let paths = relatives.compactMap(path)
         guard paths.count == relatives.count else { throw BenchError.missing(relatives.filter { path($0) == nil }) }
         let set = try FenceSet.load(paths: paths, crs: nil)
@@ -37,9 +37,9 @@ struct RealData {
     }
 
     /// The circle fences of files, as the index takes them.
-    func circles(_ relatives: [String]) throws -> [CircleFence] {
+    func circles(_ relatives: [String]) throws -> [CircleRecord] {
         try fences(relatives).fences.compactMap { f in
-            if case .circle(let lat, let lon, let r) = f.shape { return CircleFence(id: f.id, lat: lat, lon: lon, radius: r) }
+            if case .circle(let lat, let lon, let r) = f.shape { return CircleRecord(id: f.id, lat: lat, lon: lon, radius: r) }
             return nil
         }
     }

@@ -1,5 +1,6 @@
 import Foundation
-import GeofenceEngine
+import GeofenceTestSupport
+import GeofenceKit
 
 /// One measured figure.
 struct BenchResult {

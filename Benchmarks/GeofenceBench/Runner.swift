@@ -1,5 +1,6 @@
 import Foundation
-import GeofenceEngine
+import GeofenceTestSupport
+import GeofenceKit
 
 /// Runs the selected suites and writes the outputs.
 struct Runner {

@@ -1,3 +1,5 @@
+import GeofenceKit
+import GeofenceTestSupport
 /// A small, fast, seeded generator (SplitMix64, Steele et al. 2014): every
 /// workload is reproducible from its seed on any machine.
 struct SeededRandom: RandomNumberGenerator {

@@ -1,3 +1,5 @@
+import GeofenceKit
+import GeofenceTestSupport
 /// Latency percentiles and throughput of one timed query loop.
 struct QueryStats {
     /// Queries answered per second of the thread's CPU time (median over repeats).
@@ -44,7 +46,6 @@ enum Stats {
     }
 }
 
-import FenceIndex
 import Glibc
 
 /// Times a query loop: a warm-up pass, then `repeats` passes over `count`

@@ -1,8 +1,7 @@
 import Dispatch
-import FenceIndex
+import GeofenceTestSupport
 import Foundation
-import GeofenceEngine
-import Geodesy
+import GeofenceKit
 
 /// Subsets (issue 7 "subset tiles", DESIGN §5): tile-bundle builds, the bbox / radius /
 /// nearest-N selectors of `geofence subset`, and the end-to-end bundle write.
@@ -46,8 +45,8 @@ struct SubsetSuite {
     /// A fence set, query points for the selectors, and the tiles to bundle.
     struct Workload {
         var name: String
-        var fences: [GeofenceEngine.Fence]
-        var circles: [CircleFence]
+        var fences: [Fence]
+        var circles: [CircleRecord]
         var queries: [Point]
         var range: TileRange
         var region: String
@@ -96,9 +95,9 @@ struct SubsetSuite {
     /// Real circles over Europe; queries within 20 km of random fences.
     func realWorkload(name: String, file: String, data: RealData, zoom: Int) throws -> Workload {
         let fences = try data.fences([file]).fences
-        let circles: [CircleFence] = fences.map { f in
+        let circles: [CircleRecord] = fences.map { f in
             guard case .circle(let lat, let lon, let r) = f.shape else { preconditionFailure("\(file): \(f.id) is not a circle") }
-            return CircleFence(id: f.id, lat: lat, lon: lon, radius: r)
+            return CircleRecord(id: f.id, lat: lat, lon: lon, radius: r)
         }
         var rng = SeededRandom(seed: options.seed ^ 0x5EED_0007)
         let queries: [Point] = (0..<selectorQueries).map { _ in

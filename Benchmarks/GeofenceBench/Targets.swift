@@ -1,3 +1,5 @@
+import GeofenceKit
+import GeofenceTestSupport
 /// The performance targets of issues 3 and 4, judged on one run's figures.
 /// Reported in the table and the JSON; never asserted (timings are noisy).
 enum Targets {

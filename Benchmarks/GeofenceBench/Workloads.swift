@@ -1,4 +1,5 @@
-import FenceIndex
+import GeofenceKit
+import GeofenceTestSupport
 import Glibc
 
 /// A position (degrees).
@@ -10,7 +11,7 @@ struct Point {
 /// A named set of circle fences with the query points that go with it.
 struct CircleWorkload {
     var name: String
-    var circles: [CircleFence]
+    var circles: [CircleRecord]
     /// Point queries (and nearest-20 queries) for this set.
     var queries: [Point]
     /// How the fences and queries were made (for the README and the JSON notes).
@@ -49,11 +50,11 @@ enum Synthetic {
 
     static func uniform(count n: Int, queries q: Int, seed: UInt64) -> CircleWorkload {
         var rng = SeededRandom(seed: seed ^ 0x5EED_0001)
-        var circles: [CircleFence] = []
+        var circles: [CircleRecord] = []
         circles.reserveCapacity(n)
         for i in 0..<n {
             let c = uniformOnSphere(&rng)
-            circles.append(CircleFence(id: "u\(i)", lat: c.lat, lon: c.lon, radius: rng.logUniform(100, 5_000)))
+            circles.append(CircleRecord(id: "u\(i)", lat: c.lat, lon: c.lon, radius: rng.logUniform(100, 5_000)))
         }
         var queries: [Point] = []
         queries.reserveCapacity(q)
@@ -103,11 +104,11 @@ enum Synthetic {
     static func clustered(count n: Int, queries q: Int, seed: UInt64, cityCount: Int = 300) -> CircleWorkload {
         var rng = SeededRandom(seed: seed ^ 0x5EED_0002)
         let cities = Cities(count: cityCount, rng: &rng)
-        var circles: [CircleFence] = []
+        var circles: [CircleRecord] = []
         circles.reserveCapacity(n)
         for i in 0..<n {
             let c = cities.draw(&rng)
-            circles.append(CircleFence(id: "c\(i)", lat: c.lat, lon: c.lon, radius: rng.logUniform(50, 2_000)))
+            circles.append(CircleRecord(id: "c\(i)", lat: c.lat, lon: c.lon, radius: rng.logUniform(50, 2_000)))
         }
         var queries: [Point] = []
         queries.reserveCapacity(q)
@@ -122,11 +123,11 @@ enum Synthetic {
     static func scaledCities(count n: Int, seed: UInt64) -> CircleWorkload {
         var rng = SeededRandom(seed: seed ^ 0x5EED_0006)
         let cities = Cities(count: max(2, n / 500), zipf: 0, rng: &rng)
-        var circles: [CircleFence] = []
+        var circles: [CircleRecord] = []
         circles.reserveCapacity(n)
         for i in 0..<n {
             let c = cities.draw(&rng)
-            circles.append(CircleFence(id: "s\(i)", lat: c.lat, lon: c.lon, radius: rng.logUniform(50, 2_000)))
+            circles.append(CircleRecord(id: "s\(i)", lat: c.lat, lon: c.lon, radius: rng.logUniform(50, 2_000)))
         }
         return CircleWorkload(name: "scaled-cities \(sizeName(n))", circles: circles, queries: [],
                               description: "one city per 500 fences (equal weights, σ 3–20 km), radii 50 m–2 km log-uniform")

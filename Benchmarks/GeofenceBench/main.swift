@@ -1,5 +1,6 @@
 import Foundation
-import GeofenceEngine
+import GeofenceTestSupport
+import GeofenceKit
 
 // geofence-bench: the benchmark runner (DESIGN §9, issues 3, 4 and 7).
 

@@ -1,4 +1,4 @@
-import GeofenceEngine
+import GeofenceKit
 
 /// A small hand-written command-line parser: `--name value`, `--name=value`,
 /// short aliases (`-o`), flags, repeatable options and `--help`. Every mistake is
@@ -51,7 +51,7 @@ struct Arguments {
     private(set) var flags: Set<String> = []
     private(set) var helpRequested = false
 
-    init(_ args: [String], spec: CommandSpec) throws(GeofenceError) {
+    init(_ args: [String], spec: CommandSpec) throws(CommandError) {
         command = spec.name
         var lookup: [String: OptionSpec] = [:]
         for o in spec.options { for n in o.names { lookup[n] = o } }
@@ -97,18 +97,18 @@ struct Arguments {
     func value(_ name: String) -> String? { values[name]?.last }
     func all(_ name: String) -> [String] { values[name] ?? [] }
 
-    func required(_ name: String) throws(GeofenceError) -> String {
+    func required(_ name: String) throws(CommandError) -> String {
         guard let v = value(name) else { throw .usage("geofence \(command): missing required option '\(name)'") }
         return v
     }
 
-    func requiredAll(_ name: String) throws(GeofenceError) -> [String] {
+    func requiredAll(_ name: String) throws(CommandError) -> [String] {
         let v = all(name)
         guard !v.isEmpty else { throw .usage("geofence \(command): missing required option '\(name)'") }
         return v
     }
 
-    func double(_ name: String, default d: Double? = nil, min lo: Double? = nil, max hi: Double? = nil) throws(GeofenceError) -> Double? {
+    func double(_ name: String, default d: Double? = nil, min lo: Double? = nil, max hi: Double? = nil) throws(CommandError) -> Double? {
         guard let s = value(name) else { return d }
         guard let v = Double(s), v.isFinite else {
             throw .usage("geofence \(command): option '\(name)' expects a number, got '\(s)'")
@@ -118,7 +118,7 @@ struct Arguments {
         return v
     }
 
-    func int(_ name: String, default d: Int? = nil, min lo: Int? = nil, max hi: Int? = nil) throws(GeofenceError) -> Int? {
+    func int(_ name: String, default d: Int? = nil, min lo: Int? = nil, max hi: Int? = nil) throws(CommandError) -> Int? {
         guard let s = value(name) else { return d }
         guard let v = Int(s) else { throw .usage("geofence \(command): option '\(name)' expects an integer, got '\(s)'") }
         if let lo, v < lo { throw .usage("geofence \(command): option '\(name)' must be ≥ \(lo), got '\(s)'") }
@@ -127,7 +127,7 @@ struct Arguments {
     }
 
     /// `LAT,LON`, latitude first (as Core Location writes it).
-    func latLon(_ name: String) throws(GeofenceError) -> (lat: Double, lon: Double)? {
+    func latLon(_ name: String) throws(CommandError) -> (lat: Double, lon: Double)? {
         guard let s = value(name) else { return nil }
         let parts = s.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
         guard parts.count == 2, let lat = Double(parts[0]), let lon = Double(parts[1]), lat.isFinite, lon.isFinite else {
@@ -138,7 +138,7 @@ struct Arguments {
         return (lat, lon)
     }
 
-    func choice(_ name: String, _ allowed: [String], default d: String) throws(GeofenceError) -> String {
+    func choice(_ name: String, _ allowed: [String], default d: String) throws(CommandError) -> String {
         let v = value(name) ?? d
         guard allowed.contains(v) else {
             throw .usage("geofence \(command): option '\(name)' must be one of \(allowed.joined(separator: ", ")), got '\(v)'")

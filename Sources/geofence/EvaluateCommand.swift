@@ -1,5 +1,5 @@
 import Foundation
-import GeofenceEngine
+import GeofenceKit
 
 enum EvaluateCommand {
     static let spec = CommandSpec(
@@ -28,7 +28,7 @@ enum EvaluateCommand {
         data (file:line: reason; no output is left under the final name), 66 missing input, 74 I/O.
         """)
 
-    static func run(_ args: Arguments) throws(GeofenceError) -> Int32 {
+    static func run(_ args: Arguments) throws -> Int32 {
         let fencePaths = try args.requiredAll("--fences")
         let logs = try args.requiredAll("--log")
         let format = EventWriter.Format(rawValue: try args.choice("--format", ["ndjson", "csv"], default: "ndjson"))!
@@ -42,7 +42,7 @@ enum EvaluateCommand {
         options.skipInvalid = skipInvalid
         if let c = args.value("--columns") { options.columns = try LogColumns.parse(c) }
         if let f = args.value("--log-format") {
-            guard let lf = LogFormat(name: f) else { throw .usage("geofence evaluate: option '--log-format' must be csv, ndjson or gpx, got '\(f)'") }
+            guard let lf = LogFormat(name: f) else { throw CommandError.usage("geofence evaluate: option '--log-format' must be csv, ndjson or gpx, got '\(f)'") }
             options.format = lf
         }
         options.device = args.value("--device")

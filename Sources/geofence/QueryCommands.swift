@@ -1,5 +1,5 @@
 import Foundation
-import GeofenceEngine
+import GeofenceKit
 
 /// `geofence contains`: which fences contain a point (like CLLocationManager.requestState).
 enum ContainsCommand {
@@ -20,9 +20,9 @@ enum ContainsCommand {
         Distances are metres to the fence boundary (0 when inside for `distance`).
         """)
 
-    static func run(_ args: Arguments) throws(GeofenceError) -> Int32 {
+    static func run(_ args: Arguments) throws -> Int32 {
         let paths = try args.requiredAll("--fences")
-        guard let at = try args.latLon("--at") else { throw .usage("geofence contains: missing required option '--at'") }
+        guard let at = try args.latLon("--at") else { throw CommandError.usage("geofence contains: missing required option '--at'") }
         let accuracy = try args.double("--accuracy", default: 0, min: 0)!
         let compiled = try loadCompiled(paths, crs: args.value("--crs"), skipInvalid: args.flag("--skip-invalid"), command: "contains")
         let answer = FenceQueries(compiled).contains(lat: at.lat, lon: at.lon, accuracy: accuracy)
@@ -51,9 +51,9 @@ enum NearestCommand {
         be reached without leaving it (null radius: every fence is monitored).
         """)
 
-    static func run(_ args: Arguments) throws(GeofenceError) -> Int32 {
+    static func run(_ args: Arguments) throws -> Int32 {
         let paths = try args.requiredAll("--fences")
-        guard let at = try args.latLon("--at") else { throw .usage("geofence nearest: missing required option '--at'") }
+        guard let at = try args.latLon("--at") else { throw CommandError.usage("geofence nearest: missing required option '--at'") }
         let k = try args.int("-k", default: 20, min: 2, max: 1_000_000)!
         let compiled = try loadCompiled(paths, crs: args.value("--crs"), skipInvalid: args.flag("--skip-invalid"), command: "nearest")
         let answer = FenceQueries(compiled).nearest(slots: k, lat: at.lat, lon: at.lon)
@@ -63,7 +63,7 @@ enum NearestCommand {
 }
 
 /// Loads, checks and compiles fences for a query command; skipped counts go to stderr.
-func loadCompiled(_ paths: [String], crs: String?, skipInvalid: Bool, command: String) throws(GeofenceError) -> CompiledFences {
+func loadCompiled(_ paths: [String], crs: String?, skipInvalid: Bool, command: String) throws -> CompiledFences {
     let set = try FenceSet.load(paths: paths, crs: crs)
     let (fences, skipped) = try set.usable(skipInvalid: skipInvalid)
     if !skipped.isEmpty {

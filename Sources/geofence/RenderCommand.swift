@@ -1,6 +1,5 @@
 import Foundation
-import GeofenceEngine
-import Rotation
+import GeofenceKit
 
 enum RenderCommand {
     static let spec = CommandSpec(
@@ -18,7 +17,7 @@ enum RenderCommand {
             .flag("--skip-invalid", help: "Skip bad rows and bad fences."),
         ])
 
-    static func run(_ args: Arguments) throws(GeofenceError) -> Int32 {
+    static func run(_ args: Arguments) throws -> Int32 {
         let fencePaths = try args.requiredAll("--fences")
         let logs = try args.requiredAll("--log")
         let output = try args.required("--output")
@@ -35,11 +34,11 @@ enum RenderCommand {
         let devices = DeviceTable()
         var fixes: [Fix] = []
         for path in logs { fixes += try LogReader(path: path, options: options, devices: devices).readAll() }
-        guard devices.count > 0 else { throw .data("\(logs[0]): the log has no fixes") }
+        guard devices.count > 0 else { throw CommandError.data("\(logs[0]): the log has no fixes") }
         let device: Int32
         if let name = args.value("--device") {
             guard let d = devices.index(of: name) else {
-                throw .usage("geofence render: device '\(name)' is not in the log (devices: \(devices.names.prefix(10).joined(separator: ", "))\(devices.count > 10 ? ", ..." : ""))")
+                throw CommandError.usage("geofence render: device '\(name)' is not in the log (devices: \(devices.names.prefix(10).joined(separator: ", "))\(devices.count > 10 ? ", ..." : ""))")
             }
             device = d
         } else { device = 0 }

@@ -1,6 +1,5 @@
 import Foundation
-import GeofenceEngine
-import Rotation
+import GeofenceKit
 
 enum SimulateCommand {
     static let spec = CommandSpec(
@@ -26,7 +25,7 @@ enum SimulateCommand {
         within 15 minutes. Prints a table (strategies as columns) on stdout.
         """)
 
-    static func run(_ args: Arguments) throws(GeofenceError) -> Int32 {
+    static func run(_ args: Arguments) throws -> Int32 {
         let fencePaths = try args.requiredAll("--fences")
         let logs = try args.requiredAll("--log")
         let which = try args.choice("--strategy", ["all"] + Planner.Strategy.allCases.map(\.rawValue), default: "all")
@@ -81,7 +80,7 @@ let osModelOptions: [OptionSpec] = [
 ]
 
 /// The OS model of the options in `osModelOptions`.
-func osModel(_ args: Arguments) throws(GeofenceError) -> OSModel {
+func osModel(_ args: Arguments) throws -> OSModel {
     var os = OSModel()
     os.slots = try args.int("--slots", default: 20, min: 2, max: 100_000)!
     os.minRadius = try args.double("--min-radius", default: os.minRadius, min: 0)!

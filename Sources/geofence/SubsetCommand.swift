@@ -1,6 +1,5 @@
 import Foundation
-import FenceIndex
-import GeofenceEngine
+import GeofenceKit
 
 /// `geofence subset`: regional subsets, and tile bundles with a coverage guarantee (DESIGN §5, issue 6).
 enum SubsetCommand {
@@ -51,22 +50,22 @@ enum SubsetCommand {
 
     static let tileOnly = ["--tiles", "-k", "--out", "--reach", "--split", "--threads", "--previous", "--changes"]
 
-    static func run(_ args: Arguments) throws(GeofenceError) -> Int32 {
+    static func run(_ args: Arguments) throws -> Int32 {
         let paths = try args.requiredAll("--fences")
         if args.value("--tiles") != nil { return try runTiles(args, paths: paths) }
         for o in tileOnly where args.value(o) != nil {
-            throw .usage("geofence subset: option '\(o)' needs --tiles")
+            throw CommandError.usage("geofence subset: option '\(o)' needs --tiles")
         }
         let given = ["--bbox", "--within", "--near", "--nearest"].filter { args.value($0) != nil }
         guard given.count == 1 else {
-            throw .usage(given.isEmpty
+            throw CommandError.usage(given.isEmpty
                 ? "geofence subset: give one of --bbox, --within, --near (with --radius), --nearest (with --at) or --tiles"
                 : "geofence subset: give only one selector, got \(given.joined(separator: " and "))")
         }
-        if args.value("--radius") != nil && given[0] != "--near" { throw .usage("geofence subset: option '--radius' goes with --near") }
-        if args.value("--at") != nil && given[0] != "--nearest" { throw .usage("geofence subset: option '--at' goes with --nearest or --tiles") }
+        if args.value("--radius") != nil && given[0] != "--near" { throw CommandError.usage("geofence subset: option '--radius' goes with --near") }
+        if args.value("--at") != nil && given[0] != "--nearest" { throw CommandError.usage("geofence subset: option '--at' goes with --nearest or --tiles") }
         if args.value("--mode") != nil && given[0] != "--bbox" && given[0] != "--within" {
-            throw .usage("geofence subset: option '--mode' goes with --bbox or --within")
+            throw CommandError.usage("geofence subset: option '--mode' goes with --bbox or --within")
         }
         let mode = SubsetMode(rawValue: try args.choice("--mode", SubsetMode.allCases.map(\.rawValue), default: "intersects"))!
         let format = SubsetFormat(rawValue: try args.choice("--format", SubsetFormat.allCases.map(\.rawValue), default: "geojson"))!
@@ -84,12 +83,12 @@ enum SubsetCommand {
             label = "within \(path), \(mode.rawValue)"
         case "--near":
             let p = try args.latLon("--near")!
-            guard let r = try args.double("--radius", min: 0) else { throw .usage("geofence subset: --near needs --radius <metres>") }
+            guard let r = try args.double("--radius", min: 0) else { throw CommandError.usage("geofence subset: --near needs --radius <metres>") }
             selector = .near(lat: p.lat, lon: p.lon, radius: r)
             label = "within \(number(r)) m of \(args.value("--near")!)"
         default:
             let n = try args.int("--nearest", min: 1)!
-            guard let p = try args.latLon("--at") else { throw .usage("geofence subset: --nearest needs --at LAT,LON") }
+            guard let p = try args.latLon("--at") else { throw CommandError.usage("geofence subset: --nearest needs --at LAT,LON") }
             selector = .nearest(count: n, lat: p.lat, lon: p.lon)
             label = "\(n) nearest to \(args.value("--at")!)"
         }
@@ -111,22 +110,22 @@ enum SubsetCommand {
         return 0
     }
 
-    static func runTiles(_ args: Arguments, paths: [String]) throws(GeofenceError) -> Int32 {
+    static func runTiles(_ args: Arguments, paths: [String]) throws -> Int32 {
         for o in ["--within", "--near", "--radius", "--nearest", "--output", "--format", "--mode"] where args.value(o) != nil {
-            throw .usage("geofence subset: option '\(o)' does not go with --tiles")
+            throw CommandError.usage("geofence subset: option '\(o)' does not go with --tiles")
         }
         let zoom = try args.int("--tiles", min: 0, max: Tile.maxZoom)!
         let k = try args.int("-k", default: 20, min: 1, max: 100_000)!
-        guard let out = args.value("--out") else { throw .usage("geofence subset: --tiles needs --out <dir>") }
+        guard let out = args.value("--out") else { throw CommandError.usage("geofence subset: --tiles needs --out <dir>") }
         let reach = try args.double("--reach", default: 100_000, min: 0)!
         let split = try args.int("--split", min: 1, max: 64)
         let threads = try args.int("--threads", default: ProcessInfo.processInfo.activeProcessorCount, min: 1, max: 1024)!
         if args.value("--bbox") != nil && args.value("--at") != nil {
-            throw .usage("geofence subset: give --bbox or --at with --tiles, not both")
+            throw CommandError.usage("geofence subset: give --bbox or --at with --tiles, not both")
         }
         let range: TileRange
         var area: GeoBox? = nil
-        do throws(GeofenceError) {
+        do {
             if args.value("--bbox") != nil {
                 area = try bbox(args)
                 range = try Tile.covering(area!, zoom: zoom)
@@ -137,9 +136,6 @@ enum SubsetCommand {
             } else {
                 range = try Tile.world(zoom: zoom)
             }
-        } catch {
-            if case .usage(let m) = error, !m.hasPrefix("geofence") { throw .usage("geofence subset: \(m)") }
-            throw error
         }
 
         let compiled = try loadCompiled(paths, crs: args.value("--crs"), skipInvalid: args.flag("--skip-invalid"), command: "subset")
@@ -185,16 +181,16 @@ enum SubsetCommand {
     }
 
     /// `--bbox W,S,E,N`: longitudes in [-180, 180], latitudes in [-90, 90], S <= N; W > E crosses the antimeridian.
-    static func bbox(_ args: Arguments) throws(GeofenceError) -> GeoBox {
+    static func bbox(_ args: Arguments) throws -> GeoBox {
         let s = args.value("--bbox")!
         let parts = s.split(separator: ",", omittingEmptySubsequences: false).map { Double($0.trimmingCharacters(in: .whitespaces)) }
         guard parts.count == 4, let w = parts[0], let so = parts[1], let e = parts[2], let n = parts[3],
               w.isFinite, so.isFinite, e.isFinite, n.isFinite else {
-            throw .usage("geofence subset: option '--bbox' expects W,S,E,N in degrees (west, south, east, north), got '\(s)'")
+            throw CommandError.usage("geofence subset: option '--bbox' expects W,S,E,N in degrees (west, south, east, north), got '\(s)'")
         }
-        guard abs(w) <= 180, abs(e) <= 180 else { throw .usage("geofence subset: longitudes in '--bbox' must be within [-180, 180], got '\(s)'") }
-        guard abs(so) <= 90, abs(n) <= 90 else { throw .usage("geofence subset: latitudes in '--bbox' must be within [-90, 90], got '\(s)'") }
-        guard so <= n else { throw .usage("geofence subset: '--bbox' south \(parts[1]!) is north of north \(parts[3]!) (W,S,E,N order)") }
+        guard abs(w) <= 180, abs(e) <= 180 else { throw CommandError.usage("geofence subset: longitudes in '--bbox' must be within [-180, 180], got '\(s)'") }
+        guard abs(so) <= 90, abs(n) <= 90 else { throw CommandError.usage("geofence subset: latitudes in '--bbox' must be within [-90, 90], got '\(s)'") }
+        guard so <= n else { throw CommandError.usage("geofence subset: '--bbox' south \(parts[1]!) is north of north \(parts[3]!) (W,S,E,N order)") }
         return GeoBox(west: w, south: so, east: e, north: n)
     }
 }

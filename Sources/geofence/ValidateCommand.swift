@@ -1,5 +1,5 @@
 import Foundation
-import GeofenceEngine
+import GeofenceKit
 
 enum ValidateCommand {
     static let spec = CommandSpec(
@@ -20,12 +20,12 @@ enum ValidateCommand {
         problems (or, with --repair, problems repair cannot fix), 64 usage, 66 missing file, 74 I/O.
         """)
 
-    static func run(_ args: Arguments) throws(GeofenceError) -> Int32 {
+    static func run(_ args: Arguments) throws -> Int32 {
         let paths = try args.requiredAll("--fences")
         let repair = args.flag("--repair")
         let output = args.value("--output")
-        if repair && output == nil { throw .usage("geofence validate: --repair needs -o <out.geojson> to write the repaired fences") }
-        if !repair && output != nil { throw .usage("geofence validate: -o is only used with --repair") }
+        if repair && output == nil { throw CommandError.usage("geofence validate: --repair needs -o <out.geojson> to write the repaired fences") }
+        if !repair && output != nil { throw CommandError.usage("geofence validate: -o is only used with --repair") }
         let limits = PhoneLimits(minRadius: try args.double("--min-radius", default: 100, min: 0)!,
                                  maxRadius: try args.double("--max-radius", default: 100_000, min: 0)!)
         let set = try FenceSet.load(paths: paths, crs: args.value("--crs"))

@@ -1,5 +1,5 @@
 import Foundation
-import GeofenceEngine
+import GeofenceKit
 
 /// `geofence <subcommand> [options]`. Errors go to stderr as `geofence <cmd>: error: ...`
 /// with the exit codes of DESIGN §9: 0 ok, 64 usage, 65 bad data, 66 missing input, 70 internal, 74 I/O.
@@ -7,7 +7,7 @@ let version = "0.1.0"
 
 struct Subcommand {
     var spec: CommandSpec
-    var run: (Arguments) throws(GeofenceError) -> Int32
+    var run: (Arguments) throws -> Int32
 }
 
 let subcommands: [Subcommand] = [
@@ -68,8 +68,14 @@ do {
     }
     exit(try cmd.run(args))
 } catch {
-    let message = error.description
+    let failure: CommandError
+    switch error {
+    case let e as CommandError: failure = e
+    case let e as GeofenceError: failure = .library(e)
+    default: failure = .library(.internal("\(error)"))
+    }
+    let message = failure.description
     let prefix = "geofence \(cmd.spec.name): "
     fail(message.hasPrefix(prefix) ? message.replacingOccurrences(of: prefix, with: prefix + "error: ", options: .anchored)
-                                   : prefix + "error: " + message, code: error.exitCode)
+                                   : prefix + "error: " + message, code: failure.exitCode)
 }

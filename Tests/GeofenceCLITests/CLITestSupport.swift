@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import GeofenceTestSupport
 
 /// Runs the built `geofence` binary (it sits next to the test bundle) and captures its output.
 struct CLIResult {
@@ -18,7 +19,7 @@ enum CLI {
     }
 
     static func fixture(_ name: String) -> String {
-        packageRoot.appendingPathComponent("Tests/GeofenceEngineTests/Fixtures/" + name).path
+        packageRoot.appendingPathComponent("Tests/GeofenceKitTests/Fixtures/" + name).path
     }
 
     static func data(_ name: String) -> String {

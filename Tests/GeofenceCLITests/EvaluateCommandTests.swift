@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import GeofenceTestSupport
 
 final class EvaluateCommandTests: XCTestCase {
     let fences = ["--fences", CLI.data("ports.csv"), "--fences", CLI.data("us_counties_va_nc.geojson"), "--fences", CLI.data("airports.csv")]

@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import GeofenceTestSupport
 
 final class QueryCommandTests: XCTestCase {
     func testContainsOnRealData() throws {

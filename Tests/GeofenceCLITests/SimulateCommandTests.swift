@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import GeofenceTestSupport
 
 final class SimulateCommandTests: XCTestCase {
     let fences = ["--fences", CLI.data("ports.csv"), "--fences", CLI.data("airports.csv"), "--fences", CLI.data("us_counties_va_nc.geojson")]

@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import GeofenceTestSupport
 
 final class SubsetCommandTests: XCTestCase {
     func testBboxOnRealData() throws {
@@ -62,12 +63,12 @@ final class SubsetCommandTests: XCTestCase {
         try check(["-f", f, "--nearest", "3"], 64, "geofence subset: error: --nearest needs --at LAT,LON")
         try check(["-f", f, "--tiles", "5"], 64, "geofence subset: error: --tiles needs --out <dir>")
         try check(["-f", f, "--tiles", "5", "--out", "/tmp/x", "--bbox", "0,-86,10,0"], 64,
-                   "geofence subset: error: south latitude -86 is outside the Web Mercator tile range ±85.0511287798°")
+                   "geofence subset: error: south latitude: -86 is outside the Web Mercator tile range ±85.0511287798°")
         try check(["-f", f, "--tiles", "5", "--out", "/tmp/x", "--at", "89.5,0"], 64,
-                   "geofence subset: error: latitude 89.5 is outside the Web Mercator tile range ±85.0511287798°")
+                   "geofence subset: error: latitude: 89.5 is outside the Web Mercator tile range ±85.0511287798°")
         try check(["-f", f, "--out", "/tmp/x", "--bbox", "0,0,1,1"], 64, "geofence subset: error: option '--out' needs --tiles")
         try check(["-f", CLI.data("us_counties_va_nc.geojson"), "--bbox", "-77,36,-76,37", "--format", "csv"], 64,
-                   "geofence subset: error: --format csv writes circles only; the result has 22 polygon fences (first: 37015); use --format geojson or ndjson")
+                   "geofence subset: error: --format: CSV holds circles only; the result has 22 polygon fences (first: 37015); write GeoJSON or NDJSON")
         let missing = CLI.tempPath("none.geojson")
         try check(["-f", f, "--within", missing], 66, "geofence subset: error: \(missing): polygon file not found")
     }

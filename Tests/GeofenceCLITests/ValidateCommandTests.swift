@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import GeofenceTestSupport
 
 final class ValidateCommandTests: XCTestCase {
     func testHelpAndVersion() throws {

@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import GeofenceTestSupport
 
 /// `geofence validate` on the bundled real data (data/README.md lists the defects checked here).
 final class ValidateRealDataTests: XCTestCase {

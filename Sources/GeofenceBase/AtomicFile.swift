@@ -1,0 +1,77 @@
+import Foundation
+
+/// Writes output under a temporary name next to the target and renames it on
+/// success, so a failed run never leaves partial output under the final name (docs/errors.md).
+public enum AtomicFile {
+    /// Writes `text` as UTF-8 (see `write(_:to:)` for bytes).
+    public static func write(_ text: String, to path: String) throws(GeofenceError) {
+        try write(Array(text.utf8), to: path)
+    }
+
+    /// Writes `bytes` to `path` through a temporary file renamed into place (in place for a
+    /// device or FIFO).
+    /// - Throws: `GeofenceError.output` with the path, the failed step and its errno.
+    public static func write(_ bytes: [UInt8], to path: String) throws(GeofenceError) {
+        if !isRegularOrAbsent(path) {
+            // A device, FIFO or socket (/dev/null, /dev/stdout, a pipe): write in place, never rename over it.
+            let fd = open(path, O_WRONLY | O_CLOEXEC)
+            guard fd >= 0 else { throw .output(OutputError(path: path, .create, errno: errno)) }
+            defer { close(fd) }
+            try writeAll(fd, bytes, path: path)
+            return
+        }
+        let tmp = temporaryPath(for: path)
+        let fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw .output(OutputError(path: path, .create, errno: errno)) }
+        do {
+            try writeAll(fd, bytes, path: path)
+        } catch {
+            close(fd)
+            unlink(tmp)
+            throw error
+        }
+        guard close(fd) == 0 else {
+            let e = errno
+            unlink(tmp)
+            throw .output(OutputError(path: path, .close, errno: e))
+        }
+        try commit(tmp, to: path)
+    }
+
+    /// Writes every byte to `fd`, retrying on EINTR and short writes.
+    static func writeAll(_ fd: Int32, _ bytes: [UInt8], path: String) throws(GeofenceError) {
+        var done = 0
+        while done < bytes.count {
+            // returns the byte count written, or -1 with errno
+            let n = bytes.withUnsafeBytes { b in Glibc.write(fd, b.baseAddress! + done, b.count - done) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw .output(OutputError(path: path, .write, errno: errno))
+            }
+            done += n
+        }
+    }
+
+    /// Whether `path` is a regular file or does not exist yet (only then is temporary-name-and-rename used).
+    public static func isRegularOrAbsent(_ path: String) -> Bool {
+        var st = stat()
+        guard stat(path, &st) == 0 else { return true }
+        return (st.st_mode & S_IFMT) == S_IFREG
+    }
+
+    /// A unique temporary path in the same directory as `path` (same file system, so rename is atomic).
+    public static func temporaryPath(for path: String) -> String {
+        let url = URL(fileURLWithPath: path)
+        let dir = url.deletingLastPathComponent().path
+        return dir + "/." + url.lastPathComponent + ".tmp-\(ProcessInfo.processInfo.processIdentifier)"
+    }
+
+    /// Renames the finished temporary file `tmp` over `path` (removing `tmp` when that fails).
+    public static func commit(_ tmp: String, to path: String) throws(GeofenceError) {
+        guard rename(tmp, path) == 0 else {
+            let e = errno
+            unlink(tmp)
+            throw .output(OutputError(path: path, .rename, errno: e))
+        }
+    }
+}

@@ -1,0 +1,439 @@
+import GeofenceBase
+import GeofenceLogs
+import Dispatch
+import Foundation
+import GeofenceIndex
+import Synchronization
+
+
+/// A worker's answers of the current batch (nil when it has none), for the other workers to read.
+struct SharedAnswers: @unchecked Sendable { let base: UnsafePointer<FenceClassification>? }
+
+/// Hands out group numbers 0, 1, 2, ... to the workers of one batch.
+final class GroupCounter: Sendable {
+    private let value = Atomic<Int>(0)
+    @inline(__always) func take() -> Int { value.wrappingAdd(1, ordering: .relaxed).oldValue }
+}
+
+/// What a run did: the summary DESIGN §3 and issue 4 ask for (stderr and `--summary`).
+public struct EvaluationSummary: Sendable {
+    public var fixes = 0
+    public var devices = 0
+    public var fences = 0
+    public var events: [EventType: Int] = [:]
+    public var skipped: [SkipReason: Int] = [:]
+    public var threads = 1
+    /// Loading and compiling the fences.
+    public var fenceSeconds = 0.0
+    /// Reading, evaluating and writing (what `fixesPerSecond` divides by).
+    public var seconds = 0.0
+    public var bytes: Int64 = 0
+
+    public init() {}
+
+    public var fixesPerSecond: Double { seconds > 0 ? Double(fixes) / seconds : 0 }
+
+    public var json: JSONValue {
+        .object([
+            ("fixes", .number(Double(fixes))), ("devices", .number(Double(devices))), ("fences", .number(Double(fences))),
+            ("events", .object(EventType.allCases.map { ($0.name, .number(Double(events[$0] ?? 0))) })),
+            ("skipped", .object(skipped.sorted { $0.key < $1.key }.map { ($0.key.rawValue, .number(Double($0.value))) })),
+            ("skipped_total", .number(Double(skipped.values.reduce(0, +)))),
+            ("threads", .number(Double(threads))),
+            ("fence_seconds", .number((fenceSeconds * 1000).rounded() / 1000)),
+            ("seconds", .number((seconds * 1000).rounded() / 1000)),
+            ("fixes_per_second", .number(fixesPerSecond.rounded())),
+        ])
+    }
+
+    public var text: String {
+        var s = "fixes \(fixes), devices \(devices), fences \(fences); events:"
+        s += EventType.allCases.map { " \($0.name) \(events[$0] ?? 0)" }.joined(separator: ",")
+        let sk = skipped.values.reduce(0, +)
+        if sk > 0 {
+            s += "; skipped \(sk) row\(sk == 1 ? "" : "s") ("
+            s += skipped.sorted { $0.key < $1.key }.map { "\($0.key.rawValue) \($0.value)" }.joined(separator: ", ") + ")"
+        }
+        s += String(format: "; fences loaded in %.2f s; fixes evaluated in %.2f s, %.0f fixes/s, %d thread%@",
+                    fenceSeconds, seconds, fixesPerSecond, threads, threads == 1 ? "" : "s")
+        return s
+    }
+}
+
+/// Where one fix's classifications are after the query phase of a batch:
+/// `workers[worker].answers[start..<start + count]`.
+struct FixAnswer {
+    var start: Int32
+    var count: Int32
+    var worker: Int32
+}
+
+/// The positions of a batch's fixes in a spatial order: the Morton (Z) order
+/// of a 65536 × 65536 lon/lat grid (cells ~600 × 300 m at the equator),
+/// sorted by a three-pass radix sort, stable. Consecutive index queries in
+/// this order read the same tree nodes and fence records, from cache, and
+/// mostly fall in the region a worker's `CandidateCache` holds. A batch
+/// already in such an order (consecutive fixes in the same cell of a 2048 ×
+/// 2048 grid, ~20 × 10 km) keeps its log order.
+struct SpatialOrder {
+    var keys: [UInt32] = []
+    var keys2: [UInt32] = []
+    var order: [Int32] = []
+    var order2: [Int32] = []
+    /// Digit counts of the three passes (11, 11 and 10 bits).
+    var counts = [Int32](repeating: 0, count: 3 * 2048)
+
+    /// A batch whose log order changes (coarse) cell fewer than once per this
+    /// many fixes is queried in log order (sorting would not make it more local).
+    static let coherentRuns = 8
+
+    /// 16 bits spread to the even bit positions.
+    @inline(__always)
+    static func spread(_ v: UInt32) -> UInt32 {
+        var x = v
+        x = (x | (x << 8)) & 0x00FF_00FF
+        x = (x | (x << 4)) & 0x0F0F_0F0F
+        x = (x | (x << 2)) & 0x3333_3333
+        x = (x | (x << 1)) & 0x5555_5555
+        return x
+    }
+
+    /// Grid cell (0...65535) of a coordinate scaled to cells; NaN to 0.
+    @inline(__always)
+    static func cell(_ f: Double) -> UInt32 { f >= 0 ? (f < 65535 ? UInt32(f) : 65535) : 0 }
+
+    /// Sorts the batch positions into `order`.
+    mutating func sort(_ b: UnsafeBufferPointer<Fix>) {
+        let n = b.count
+        if keys.count < n {
+            keys = [UInt32](repeating: 0, count: n); keys2 = keys
+            order = [Int32](repeating: 0, count: n); order2 = order
+        }
+        keys.withUnsafeMutableBufferPointer { k in
+            keys2.withUnsafeMutableBufferPointer { k2 in
+                order.withUnsafeMutableBufferPointer { o in
+                    order2.withUnsafeMutableBufferPointer { o2 in
+                        counts.withUnsafeMutableBufferPointer { c in
+                            // How often the log order changes coarse cell (2048 × 2048, ~20 × 10 km).
+                            var changes = 0, previous: UInt32 = .max
+                            for i in 0..<n {
+                                let x = SpatialOrder.cell((b[i].lon + 180) * (65536.0 / 360)) >> 5
+                                let y = SpatialOrder.cell((b[i].lat + 90) * (65536.0 / 180)) >> 5
+                                let coarse = x | y << 11
+                                changes &+= coarse != previous ? 1 : 0
+                                previous = coarse
+                            }
+                            // Already in order where it matters (a log grouped by device, each
+                            // moving a little between fixes): consecutive fixes share a cell.
+                            if changes < n / SpatialOrder.coherentRuns {
+                                for i in 0..<n { o[i] = Int32(i) }
+                                return
+                            }
+                            for d in 0..<(3 * 2048) { c[d] = 0 }
+                            for i in 0..<n {
+                                let x = SpatialOrder.cell((b[i].lon + 180) * (65536.0 / 360))
+                                let y = SpatialOrder.cell((b[i].lat + 90) * (65536.0 / 180))
+                                let key = SpatialOrder.spread(x) | SpatialOrder.spread(y) << 1
+                                k[i] = key
+                                c[Int(key & 2047)] += 1
+                                c[2048 + Int((key >> 11) & 2047)] += 1
+                                c[4096 + Int(key >> 22)] += 1
+                            }
+                            for pass in 0..<3 {
+                                var sum: Int32 = 0
+                                for d in (2048 * pass)..<(2048 * pass + 2048) {
+                                    let a = c[d]
+                                    c[d] = sum
+                                    sum += a
+                                }
+                            }
+                            // Low digit: positions into o (keys into k2); middle: into o2 (keys into k); high: into o.
+                            for i in 0..<n {
+                                let key = k[i], d = Int(key & 2047)
+                                let pos = Int(c[d])
+                                c[d] += 1
+                                k2[pos] = key; o[pos] = Int32(i)
+                            }
+                            for j in 0..<n {
+                                let key = k2[j], d = 2048 + Int((key >> 11) & 2047)
+                                let pos = Int(c[d])
+                                c[d] += 1
+                                k[pos] = key; o2[pos] = o[j]
+                            }
+                            for j in 0..<n {
+                                let d = 4096 + Int(k[j] >> 22)
+                                let pos = Int(c[d])
+                                c[d] += 1
+                                o[pos] = o2[j]
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// One contiguous run of a batch (log order) in the multi-thread path: its
+/// spatial order and its positions grouped by device group, both made by the
+/// worker that queried it.
+struct BatchSlice {
+    var spatial = SpatialOrder()
+    /// Batch positions of the slice, grouped: group `g` is `positions[offsets[g]..<offsets[g + 1]]`, in log order.
+    var positions: [Int32] = []
+    var offsets: [Int32] = []
+
+    /// Groups the positions `lo..<hi` of `b` by `device & mask` (a counting sort, stable).
+    mutating func group(_ b: UnsafePointer<Fix>, _ lo: Int, _ hi: Int, groups: Int) {
+        let mask = Int32(groups - 1)
+        if offsets.count != groups + 1 { offsets = [Int32](repeating: 0, count: groups + 1) }
+        if positions.count < hi - lo { positions = [Int32](repeating: 0, count: hi - lo) }
+        offsets.withUnsafeMutableBufferPointer { o in
+            positions.withUnsafeMutableBufferPointer { p in
+                for g in 0...groups { o[g] = 0 }
+                for i in lo..<hi { o[Int(b[i].device & mask) + 1] += 1 }
+                for g in 0..<groups { o[g + 1] += o[g] }
+                // Scatter with o[g] as the cursor of group g, then shift back.
+                for i in lo..<hi {
+                    let g = Int(b[i].device & mask)
+                    p[Int(o[g])] = Int32(i)
+                    o[g] += 1
+                }
+                var prev: Int32 = 0
+                for g in 0..<groups { let e = o[g]; o[g] = prev; prev = e }
+                o[groups] = prev
+            }
+        }
+    }
+}
+
+/// Evaluates fixes against compiled fences with `threads` workers, partitioned by
+/// device, so each device's state lives on one thread at a time and the output is
+/// byte-identical whatever the thread count (DESIGN §3).
+///
+/// A batch goes in two phases. Queries: every fix is classified by the index
+/// (`FenceIndex.classify` does not depend on any state), in a spatial order
+/// (`SpatialOrder`) so that consecutive queries hit the same cached nodes and
+/// fences. With several threads the batch is cut into contiguous slices that
+/// the workers take from a shared counter; a worker sorts its slice spatially,
+/// queries it, and groups its positions by device group, so no part of a batch
+/// runs on one thread alone. State: the device state machines
+/// (`Evaluator.apply`) run over the fixes in log order, devices split into
+/// groups (device index mod the group count, several groups per thread) that
+/// the workers again take from a counter, each group reading its positions
+/// slice after slice, so a worker whose core is busy with something else
+/// holds up little. Each group keeps its devices' state in its own array: no
+/// two threads write near each other.
+public final class EvaluationRun {
+    public let compiled: CompiledFences
+    public let evaluator: Evaluator
+    public let threads: Int
+    /// Groups (a power of two); device `d` is `groups[d & (groupCount - 1)][d >> groupShift]`.
+    let groupCount: Int
+    let groupShift: Int
+    var groups: [[DeviceTracker]]
+    var workers: [Evaluator.Worker]
+    /// The one-thread path's spatial order.
+    var spatial = SpatialOrder()
+    /// The multi-thread path's slices (reused between batches).
+    var slices: [BatchSlice] = []
+    /// Per batch position, where its classifications are.
+    var answers: [FixAnswer] = []
+    public private(set) var deviceCount = 0
+    public private(set) var fixes = 0
+
+    /// Fewest fixes per slice of the multi-thread query phase (tests lower it).
+    var minimumSlice = 4096
+
+    public init(compiled: CompiledFences, settings: EvaluationSettings, threads: Int) {
+        self.compiled = compiled
+        self.evaluator = Evaluator(index: compiled.index, options: compiled.options, settings: settings)
+        self.threads = max(1, threads)
+        var shift = 0
+        if self.threads > 1 { while 1 << shift < 4 * self.threads { shift += 1 } }
+        groupShift = shift
+        groupCount = 1 << shift
+        groups = Array(repeating: [], count: groupCount)
+        workers = (0..<self.threads).map { _ in Evaluator.Worker() }
+    }
+
+    deinit {
+        for g in groups { for t in g { t.release() } }
+        for w in workers { w.answers.deallocate() }
+    }
+
+    /// The tracker of a device.
+    @inline(__always)
+    func tracker(_ d: Int) -> DeviceTracker { groups[d & (groupCount - 1)][d >> groupShift] }
+
+    /// Classifies the fixes at `order[from..<to]` into `worker.answers`, recording where in `answers`.
+    @inline(__always)
+    static func query(_ ev: Evaluator, _ b: UnsafePointer<Fix>, _ order: UnsafePointer<Int32>, _ from: Int, _ to: Int,
+                      _ worker: UnsafeMutablePointer<Evaluator.Worker>, _ k: Int32, _ answers: UnsafeMutablePointer<FixAnswer>) {
+        let index = ev.index, margin = ev.settings.exitMargin
+        for j in from..<to {
+            let i = Int(order[j])
+            let f = b[i]
+            let start = worker.pointee.answers.count
+            index.forEachClassified(lat: f.lat, lon: f.lon, accuracy: f.accuracy, exitMargin: margin, cache: &worker.pointee.cache) {
+                worker.pointee.answers.append($0)
+                return true
+            }
+            answers[i] = FixAnswer(start: Int32(start), count: Int32(worker.pointee.answers.count - start), worker: k)
+        }
+    }
+
+    /// Applies a batch of fixes (in log order). Devices are dense indices; the tracker table grows as needed.
+    public func process(_ batch: [Fix]) {
+        guard !batch.isEmpty else { return }
+        var maxDevice: Int32 = -1
+        for f in batch { maxDevice = max(maxDevice, f.device) }
+        if Int(maxDevice) >= deviceCount {
+            for d in deviceCount...Int(maxDevice) { groups[d & (groupCount - 1)].append(DeviceTracker()) }
+            deviceCount = Int(maxDevice) + 1
+        }
+        fixes += batch.count
+        let n = batch.count
+        if answers.count < n { answers = [FixAnswer](repeating: FixAnswer(start: 0, count: 0, worker: 0), count: n) }
+        for k in 0..<threads {
+            // Room for about one classification per fix, so a batch rarely regrows it.
+            workers[k].answers.removeAll(keepingCapacity: n / threads + n / (4 * threads) + 64)
+        }
+        if threads == 1 { processOnOneThread(batch) } else { processInSlices(batch) }
+    }
+
+    /// One thread: the whole batch sorted spatially and queried, then the state machines in log order.
+    func processOnOneThread(_ batch: [Fix]) {
+        let n = batch.count, ev = evaluator
+        batch.withUnsafeBufferPointer { spatial.sort($0) }
+        batch.withUnsafeBufferPointer { b in
+            spatial.order.withUnsafeBufferPointer { o in
+                answers.withUnsafeMutableBufferPointer { a in
+                    workers.withUnsafeMutableBufferPointer { ws in
+                        EvaluationRun.query(ev, b.baseAddress!, o.baseAddress!, 0, n, ws.baseAddress!, 0, a.baseAddress!)
+                    }
+                }
+            }
+        }
+        let r = workers[0].answers.elements
+        groups[0].withUnsafeMutableBufferPointer { t in
+            batch.withUnsafeBufferPointer { b in
+                answers.withUnsafeBufferPointer { a in
+                    for i in 0..<n {
+                        let f = b[i], x = a[i]
+                        ev.apply(device: f.device, time: f.time, lat: f.lat, lon: f.lon,
+                                 candidates: UnsafeBufferPointer(rebasing: r[Int(x.start)..<Int(x.start + x.count)]),
+                                 state: &t[Int(f.device)])
+                    }
+                }
+            }
+        }
+    }
+
+    /// Several threads: slices (sorted, queried and grouped by whichever worker takes them), then groups.
+    func processInSlices(_ batch: [Fix]) {
+        let n = batch.count, ev = evaluator, threads = threads
+        let sliceCount = max(1, min(threads, n / minimumSlice))
+        let sliceLength = (n + sliceCount - 1) / sliceCount
+        while slices.count < sliceCount { slices.append(BatchSlice()) }
+        let groupCount = groupCount, shift = groupShift
+
+        // Queries, slice by slice, each in its own spatial order.
+        let nextSlice = GroupCounter()
+        batch.withUnsafeBufferPointer { b in
+            answers.withUnsafeMutableBufferPointer { a in
+                workers.withUnsafeMutableBufferPointer { ws in
+                    slices.withUnsafeMutableBufferPointer { sl in
+                        let fixes = UnsafeShared(base: UnsafeMutablePointer(mutating: b.baseAddress!))
+                        let out = UnsafeShared(base: a.baseAddress!), workerBase = UnsafeShared(base: ws.baseAddress!)
+                        let sliceBase = UnsafeShared(base: sl.baseAddress!)
+                        DispatchQueue.concurrentPerform(iterations: threads) { k in
+                            while true {
+                                let s = nextSlice.take()
+                                guard s < sliceCount else { break }
+                                let lo = s * sliceLength, hi = min(n, lo + sliceLength)
+                                guard lo < hi else { continue }
+                                let slice = sliceBase.base + s
+                                slice.pointee.spatial.sort(UnsafeBufferPointer(start: fixes.base + lo, count: hi - lo))
+                                slice.pointee.spatial.order.withUnsafeBufferPointer { o in
+                                    EvaluationRun.query(ev, fixes.base + lo, o.baseAddress!, 0, hi - lo,
+                                                        workerBase.base + k, Int32(k), out.base + lo)
+                                }
+                                slice.pointee.group(fixes.base, lo, hi, groups: groupCount)
+                            }
+                        }
+                    }
+                }
+            }
+        }
+
+        // State machines: each group over its positions, slice after slice (log order).
+        // Each worker's answers are read by every worker now that the queries are done (the
+        // buffers are neither written nor grown until the next batch, so their storage stays put).
+        let results = workers.map { w in SharedAnswers(base: w.answers.elements.baseAddress) }
+        let nextGroup = GroupCounter()
+        groups.withUnsafeMutableBufferPointer { gs in
+            slices.withUnsafeBufferPointer { sl in
+                batch.withUnsafeBufferPointer { b in
+                    answers.withUnsafeBufferPointer { a in
+                        let shared = UnsafeShared(base: gs.baseAddress!)
+                        let sliceBase = UnsafeShared(base: UnsafeMutablePointer(mutating: sl.baseAddress!))
+                        let fixes = UnsafeShared(base: UnsafeMutablePointer(mutating: b.baseAddress!))
+                        let where_ = UnsafeShared(base: UnsafeMutablePointer(mutating: a.baseAddress!))
+                        DispatchQueue.concurrentPerform(iterations: threads) { _ in
+                            while true {
+                                let g = nextGroup.take()
+                                guard g < groupCount else { break }
+                                (shared.base + g).pointee.withUnsafeMutableBufferPointer { t in
+                                    for s in 0..<sliceCount where s * sliceLength < n {
+                                        let slice = sliceBase.base + s
+                                        slice.pointee.positions.withUnsafeBufferPointer { p in
+                                            slice.pointee.offsets.withUnsafeBufferPointer { o in
+                                                for j in Int(o[g])..<Int(o[g + 1]) {
+                                                    let i = Int(p[j])
+                                                    let f = fixes.base[i], x = where_.base[i]
+                                                    ev.apply(device: f.device, time: f.time, lat: f.lat, lon: f.lon,
+                                                             candidates: UnsafeBufferPointer(start: results[Int(x.worker)].base.map { $0 + Int(x.start) }, count: Int(x.count)),
+                                                             state: &t[Int(f.device) >> shift])
+                                                }
+                                            }
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Events of every device, devices in order of first appearance.
+    public var events: [EvaluationEvent] { (0..<deviceCount).flatMap { tracker($0).events } }
+
+    /// Event counts by type.
+    public var eventCounts: [EventType: Int] {
+        var c: [EventType: Int] = [:]
+        for g in groups { for t in g { for e in t.events { c[e.type, default: 0] += 1 } } }
+        return c
+    }
+
+    /// Writes every event in DESIGN §3 order.
+    public func write(to sink: inout some TextSink, format: EventWriter.Format, deviceName: (Int32) -> String) throws(GeofenceError) {
+        let writer = EventWriter(format: format, fences: compiled.fences)
+        var out = writer.header ?? ""
+        for d in 0..<deviceCount {
+            let t = tracker(d)
+            if t.events.isEmpty { continue }
+            let name = deviceName(Int32(d))
+            for e in t.events {
+                writer.line(e, device: name, into: &out)
+                if out.utf8.count >= 1 << 16 {
+                    try sink.write(out)
+                    out.removeAll(keepingCapacity: true)
+                }
+            }
+        }
+        if !out.isEmpty { try sink.write(out) }
+    }
+}

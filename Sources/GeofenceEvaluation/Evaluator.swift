@@ -1,0 +1,146 @@
+import GeofenceBase
+import GeofenceLogs
+import GeofenceIndex
+
+/// Evaluation settings (DESIGN §3).
+public struct EvaluationSettings: Sendable, Hashable {
+    /// Metres past the edge (beyond accuracy) before `inside` becomes `outside`.
+    public var exitMargin: Double = 0
+    /// Default dwell seconds for fences without their own `dwell` (nil: none).
+    public var dwell: Double? = nil
+    public init(exitMargin: Double = 0, dwell: Double? = nil) { self.exitMargin = exitMargin; self.dwell = dwell }
+}
+
+/// The per-device state machine of DESIGN §3 over a fence index.
+///
+/// `apply` takes one fix of one device with its classification by the index
+/// (which depends on the fix alone, so a caller may query the index for many
+/// fixes first, in any order — `EvaluationRun` does, in spatial order);
+/// devices are independent, so a caller may run disjoint sets of devices on
+/// different threads, each with its own `Evaluator.Worker`. The index is
+/// only read.
+public struct Evaluator: Sendable {
+    public let index: FenceIndex
+    public let options: CompiledOptions
+    public let settings: EvaluationSettings
+    /// `options` per slot, packed for the hot path.
+    let slots: [SlotOptions]
+
+    public init(index: FenceIndex, options: CompiledOptions, settings: EvaluationSettings) {
+        self.index = index
+        self.options = options
+        self.settings = settings
+        slots = SlotOptions.pack(options)
+    }
+
+    /// Scratch space of one thread.
+    public struct Worker {
+        /// Classifications of the fixes of a batch this worker queried (see `EvaluationRun`).
+        var answers = AnswerBuffer()
+        /// The last candidate search (consecutive fixes are near each other).
+        var cache = CandidateCache()
+        public init() {}
+    }
+
+    /// Applies one fix, given its classification (`FenceIndex.classify` with the
+    /// fix's accuracy and the settings' exit margin), to a device's state and
+    /// appends its events (sorted by fence identifier).
+    /// - Complexity: O(k·m) for k candidate fences and m fences the device is in.
+    @inline(__always)
+    func apply(device: Int32, time: Double, lat: Double, lon: Double, candidates: UnsafeBufferPointer<FenceClassification>,
+               state s: inout DeviceTracker) {
+        let first = !s.started
+        s.started = true
+        // A device inside nothing, near nothing: nothing to do.
+        if candidates.isEmpty && s.entryCount == 0 { return }
+        s.stamp &+= 1
+        let stamp = s.stamp
+        let eventStart = s.events.count
+        slots.withUnsafeBufferPointer { opt in
+            for c in candidates {
+                let f = c.slot
+                let e = s.entries
+                var k = 0
+                while k < e.count && e[k].fence != f { k += 1 }
+                if k < e.count {
+                    // An entry not marked seen is dropped by the sweep below, with an exit when inside.
+                    if e[k].inside {
+                        if c.state != .outside { e[k].seen = stamp }
+                    } else {
+                        switch c.state {
+                        case .inside:
+                            e[k].seen = stamp
+                            e[k].inside = true
+                            e[k].since = time
+                            e[k].dwell = opt[Int(f)].dwell
+                            Evaluator.emit(f, .enter, true, opt, &s, device, time, lat, lon)
+                        case .outside, .outsideWithinMargin:
+                            break                             // unknown -> outside: no event
+                        case .uncertain:
+                            e[k].seen = stamp
+                        }
+                    }
+                } else {
+                    // No entry: outside (determined), or the device's very first fix.
+                    switch c.state {
+                    case .inside:
+                        s.appendEntry(.init(fence: f, seen: stamp, since: time, dwell: opt[Int(f)].dwell, inside: true))
+                        Evaluator.emit(f, .enter, first, opt, &s, device, time, lat, lon)
+                    case .uncertain where first:
+                        s.appendEntry(.init(fence: f, seen: stamp, since: time, dwell: -1, inside: false))
+                    default:
+                        break
+                    }
+                }
+            }
+            // Fences the index did not report are certainly outside (margin included).
+            var k = 0
+            while k < s.entryCount {
+                let e = s.entries[k]
+                if e.seen != stamp {
+                    s.removeEntry(at: k)
+                    if e.inside { Evaluator.emit(e.fence, .exit, false, opt, &s, device, time, lat, lon) }
+                    continue
+                }
+                if e.inside && e.dwell >= 0 && time - e.since >= e.dwell {
+                    s.entries[k].dwell = -1
+                    Evaluator.emit(e.fence, .dwell, false, opt, &s, device, time, lat, lon)
+                }
+                k += 1
+            }
+            // This fix's events by fence identifier, then type (insertion sort: a handful at most).
+            let end = s.events.count
+            if end - eventStart > 1 {
+                @inline(__always) func before(_ a: EvaluationEvent, _ b: EvaluationEvent) -> Bool {
+                    a.fence == b.fence ? a.type.rawValue < b.type.rawValue : opt[Int(a.fence)].rank < opt[Int(b.fence)].rank
+                }
+                s.events.withUnsafeMutableBufferPointer { ev in
+                    for i in (eventStart + 1)..<end {
+                        let x = ev[i]
+                        var j = i
+                        while j > eventStart && before(x, ev[j - 1]) { ev[j] = ev[j - 1]; j -= 1 }
+                        ev[j] = x
+                    }
+                }
+            }
+        }
+    }
+
+    /// Appends an event unless the fence's options filter it (notify flags) or
+    /// it is one-shot and already fired.
+    @inline(__always)
+    static func emit(_ fence: Int32, _ type: EventType, _ initial: Bool, _ opt: UnsafeBufferPointer<SlotOptions>,
+                     _ s: inout DeviceTracker, _ device: Int32, _ time: Double, _ lat: Double, _ lon: Double) {
+        let flags = opt[Int(fence)].flags
+        switch type {
+        case .enter: if flags & SlotOptions.notifyEntry == 0 { return }
+        case .exit: if flags & SlotOptions.notifyExit == 0 { return }
+        case .dwell: break
+        }
+        if flags & SlotOptions.oneShot != 0 {
+            if s.consumed.contains(fence) { return }
+            s.consumed.append(fence)
+        }
+        s.events.append(EvaluationEvent(device: device, fence: fence, type: type, initial: initial, time: time, lat: lat, lon: lon))
+    }
+}

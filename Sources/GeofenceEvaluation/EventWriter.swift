@@ -1,0 +1,74 @@
+import GeofenceBase
+import GeofenceIndex
+import GeofenceLogs
+import Foundation
+
+/// Formats events as NDJSON (default) or CSV (DESIGN §3): `device, fence, type,
+/// time, lat, lon` plus `initial` and `note`. Times are ISO 8601 UTC, with
+/// milliseconds only when the fix had a fraction of a second.
+public struct EventWriter {
+    public enum Format: String, Sendable { case ndjson, csv }
+
+    public let format: Format
+    let fenceIDs: [String]
+    let notes: [String?]
+    var buffer: [UInt8] = []
+
+    public init(format: Format, fences: [Fence]) {
+        self.format = format
+        fenceIDs = fences.map(\.id)
+        notes = fences.map { $0.options.note }
+        buffer.reserveCapacity(1 << 16)
+    }
+
+    public var header: String? {
+        format == .csv ? "device,fence,type,time,lat,lon,initial,note\n" : nil
+    }
+
+    /// Appends one event line to `out`.
+    public func line(_ e: EvaluationEvent, device: String, into out: inout String) {
+        let fence = fenceIDs[Int(e.fence)]
+        let note = notes[Int(e.fence)]
+        switch format {
+        case .ndjson:
+            out += "{\"device\":"
+            JSONWriter.writeString(device, to: &out)
+            out += ",\"fence\":"
+            JSONWriter.writeString(fence, to: &out)
+            out += ",\"type\":\"\(e.type.name)\",\"time\":\"\(Self.iso8601(e.time))\",\"lat\":\(Self.number(e.lat)),\"lon\":\(Self.number(e.lon))"
+            if e.initial { out += ",\"initial\":true" }
+            if let note {
+                out += ",\"note\":"
+                JSONWriter.writeString(note, to: &out)
+            }
+            out += "}\n"
+        case .csv:
+            out += Self.csvField(device) + "," + Self.csvField(fence) + "," + e.type.name + "," + Self.iso8601(e.time) + ","
+            out += Self.number(e.lat) + "," + Self.number(e.lon) + "," + (e.initial ? "true" : "false") + "," + Self.csvField(note ?? "") + "\n"
+        }
+    }
+
+    static func csvField(_ s: String) -> String {
+        guard s.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return s }
+        return "\"" + s.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+
+    /// Shortest round-trip decimal text of a coordinate.
+    static func number(_ d: Double) -> String { JSONValue.format(d) }
+
+    /// `2020-06-04T14:11:37Z` (or `...37.250Z` with a fraction), from Unix seconds, proleptic Gregorian.
+    public static func iso8601(_ t: Double) -> String {
+        let whole = t.rounded(.down)
+        var ms = Int64(((t - whole) * 1000).rounded())
+        var secs = Int64(whole)
+        if ms == 1000 { secs += 1; ms = 0 }
+        var days = secs / 86_400
+        var rem = secs % 86_400
+        if rem < 0 { rem += 86_400; days -= 1 }
+        let (y, m, d) = LogTime.civilFromDays(Int(days))
+        func two(_ v: Int64) -> String { v < 10 ? "0\(v)" : "\(v)" }
+        var s = "\(y)-\(two(Int64(m)))-\(two(Int64(d)))T\(two(rem / 3600)):\(two(rem % 3600 / 60)):\(two(rem % 60))"
+        if ms != 0 { s += "." + String(format: "%03d", ms) }
+        return s + "Z"
+    }
+}

@@ -1,0 +1,49 @@
+import GeofenceBase
+import GeofenceIndex
+import GeometryKit
+
+extension FenceSet {
+    /// Loads fence files, reprojecting from `crs` (e.g. "EPSG:2154") to WGS84 through
+    /// PROJ when given, and checks polygons with GEOS.
+    /// - Throws: `GeofenceError.invalidArgument` (parameter `crs`) for an unknown CRS,
+    ///   `GeofenceError.input` for a file that cannot be read or parsed.
+    public static func load(paths: [String], crs: String?, defaults: FenceOptions = FenceOptions(),
+                            checkPolygons: Bool = true) throws(GeofenceError) -> FenceSet {
+        var loader = FenceLoader()
+        loader.defaults = defaults
+        if let crs {
+            let transformer: CRSTransformer
+            do {
+                transformer = try CRSTransformer(from: crs, to: "EPSG:4326", context: try PROJContext())
+            } catch {
+                throw .argument("crs", "unknown or unusable CRS '\(crs)': \(error)")
+            }
+            loader.reproject = { coords in
+                var pts = coords.map { (x: $0.lon, y: $0.lat) }
+                try transformer.transform(&pts)
+                for k in coords.indices { coords[k] = Coordinate(lon: pts[k].x, lat: pts[k].y) }
+            }
+        }
+        var set = try load(paths: paths, loader: loader)
+        if checkPolygons, set.polygonCount > 0 {
+            let v = try FenceValidator()
+            v.checkPolygons(&set)
+        }
+        return set
+    }
+
+    /// For commands that need clean fences: strict mode throws the first problem
+    /// (exit 65); lenient mode drops every fence with a problem and returns the counts by reason.
+    public func usable(skipInvalid: Bool) throws(GeofenceError) -> (fences: [Fence], skipped: [FenceProblem.Kind: Int]) {
+        if problems.isEmpty { return (fences, [:]) }
+        guard skipInvalid else {
+            let first = problems[0]
+            let more = problems.count > 1 ? " (and \(problems.count - 1) more problem\(problems.count > 2 ? "s" : ""); run 'geofence validate' to list them, or pass --skip-invalid)" : ""
+            throw .input(InputError(first.location, .invalidRecord(reason: first.kind.code), first.message + more, recordID: first.fenceID))
+        }
+        let bad = Set(problems.compactMap { $0.fenceID })
+        var counts: [FenceProblem.Kind: Int] = [:]
+        for p in problems { counts[p.kind, default: 0] += 1 }
+        return (fences.filter { !bad.contains($0.id) }, counts)
+    }
+}

@@ -1,0 +1,51 @@
+import GeofenceBase
+import GeofenceIndex
+
+/// Fences gathered from one or more files, with every problem found and
+/// duplicate identifiers across files rejected (DESIGN §1).
+public struct FenceSet: Sendable {
+    public var fences: [Fence]
+    public var problems: [FenceProblem]
+    public var files: [String]
+
+    public init(fences: [Fence] = [], problems: [FenceProblem] = [], files: [String] = []) {
+        self.fences = fences; self.problems = problems; self.files = files
+    }
+
+    /// Loads every file in order. Whole-file errors are thrown; per-fence problems are collected.
+    public static func load(paths: [String], loader: FenceLoader) throws(GeofenceError) -> FenceSet {
+        var set = FenceSet()
+        for p in paths {
+            let f = try loader.load(path: p)
+            set.add(f)
+        }
+        return set
+    }
+
+    /// Adds a file's fences; a fence whose identifier is already present becomes a problem.
+    public mutating func add(_ file: FenceFile) {
+        files.append(file.path)
+        problems.append(contentsOf: file.problems)
+        var first: [String: SourceLocation] = [:]
+        first.reserveCapacity(fences.count + file.fences.count)
+        for f in fences { first[f.id] = f.source }
+        for f in file.fences {
+            if let prior = first[f.id] {
+                problems.append(FenceProblem(.duplicateIdentifier, "duplicate identifier \"\(f.id)\" (first defined at \(prior))",
+                                             at: f.source, fence: f.id))
+                continue
+            }
+            first[f.id] = f.source
+            fences.append(f)
+        }
+        problems.sort { a, b in
+            // Stable report order: by file as given, then line/feature.
+            let fa = files.firstIndex(of: a.location.file) ?? 0, fb = files.firstIndex(of: b.location.file) ?? 0
+            if fa != fb { return fa < fb }
+            return (a.location.line ?? a.location.feature ?? 0) < (b.location.line ?? b.location.feature ?? 0)
+        }
+    }
+
+    public var circleCount: Int { fences.reduce(0) { $0 + ($1.shape.isCircle ? 1 : 0) } }
+    public var polygonCount: Int { fences.count - circleCount }
+}

@@ -1,0 +1,42 @@
+import GeofenceBase
+import GeofenceIndex
+
+/// Writes fences back out as a GeoJSON FeatureCollection, one Feature per line,
+/// with every source property kept (DESIGN §1: unknown properties are written back untouched).
+public enum FenceWriter {
+    public static func geoJSON(_ fences: [Fence]) -> String {
+        var out = "{\"type\":\"FeatureCollection\",\"features\":["
+        for (k, f) in fences.enumerated() {
+            out += k == 0 ? "\n" : ",\n"
+            JSONWriter.write(feature(f), to: &out)
+        }
+        out += "\n]}\n"
+        return out
+    }
+
+    /// The GeoJSON Feature of one fence. Circles carry `properties.radius` in metres.
+    public static func feature(_ f: Fence) -> JSONValue {
+        var props = f.properties
+        if case .circle(_, _, let r) = f.shape {
+            if let k = props.firstIndex(where: { $0.0 == "radius" }) {
+                if props[k].1.doubleValue != r { props[k].1 = .number(r) }
+            } else {
+                props.append(("radius", .number(r)))
+            }
+        }
+        return .object([("type", .string("Feature")), ("id", .string(f.id)), ("geometry", geometry(f.shape)), ("properties", .object(props))])
+    }
+
+    public static func geometry(_ shape: FenceShape) -> JSONValue {
+        func pos(_ c: Coordinate) -> JSONValue { .array([.number(c.lon), .number(c.lat)]) }
+        func poly(_ rings: [[Coordinate]]) -> JSONValue { .array(rings.map { .array($0.map(pos)) }) }
+        switch shape {
+        case .circle(let lat, let lon, _):
+            return .object([("type", .string("Point")), ("coordinates", pos(Coordinate(lon: lon, lat: lat)))])
+        case .polygon(let polys) where polys.count == 1:
+            return .object([("type", .string("Polygon")), ("coordinates", poly(polys[0]))])
+        case .polygon(let polys):
+            return .object([("type", .string("MultiPolygon")), ("coordinates", .array(polys.map(poly)))])
+        }
+    }
+}

@@ -1,0 +1,129 @@
+import GeofenceBase
+import Geodesy
+
+/// Classification through a `CandidateCache`.
+extension FenceIndex {
+    /// As `forEachClassified(lat:lon:accuracy:exitMargin:_:)`: the same calls
+    /// of `body`, in the same order. When the query window lies in the region
+    /// the cache was filled for, its candidates come from the cache (a box
+    /// test per cached entry) instead of the tree; otherwise the tree is
+    /// searched once over the window widened by the cache's reach and the
+    /// cache refilled. A window crossing the antimeridian goes to the tree, and
+    /// so do queries while the cache estimates the tree cheaper (see
+    /// `CandidateCache.windowCost`).
+    /// - Complexity: O(c + k) on a hit for c cached entries, k candidates;
+    ///   O(log n + c) on a fill.
+    public func forEachClassified(lat: Double, lon: Double, accuracy: Double = 0, exitMargin: Double = 0,
+                                  cache: inout CandidateCache, _ body: (FenceClassification) -> Bool) {
+        if cache.bypassing() {
+            classifyInTree(lat: lat, lon: lon, accuracy: accuracy, exitMargin: exitMargin, body)
+            return
+        }
+        precondition(accuracy >= 0 && exitMargin >= 0 && (accuracy + exitMargin).isFinite, "accuracy and margin must be finite and >= 0")
+        var p = QueryPoint(lat: lat, lon: lon)
+        let w = p.window(metres: accuracy + exitMargin)
+        var hit = false
+        if cache.covers(w, generation: generation) {
+            hit = true
+        } else if w.crossesAntimeridian {
+            cache.noteTree()
+            classifyInTree(lat: lat, lon: lon, accuracy: accuracy, exitMargin: exitMargin, body)
+            return
+        } else {
+            fill(&cache, around: w, cosLat: p.cosLat())
+        }
+        let gridded = cache.gridded
+        var bits = gridded ? cache.candidates(w) : 0
+        if hit { cache.noteHit(tests: gridded ? bits.nonzeroBitCount : cache.entries.count) }
+        cache.entries.withUnsafeBufferPointer { es in
+            /// False to stop.
+            @inline(__always) func visit(_ e: CachedEntry, _ p: inout QueryPoint) -> Bool {
+                // A second box of a split fence: visited only when the window misses the
+                // primary box, as `forEachCandidate` does (same single-precision window).
+                if e.split >= 0 && QueryWindow(w).intersects(table.splits[Int(e.split)].primary) { return true }
+                let r = Int(e.record)
+                let s = fenceState(r, &p, accuracy: accuracy, margin: exitMargin)
+                return s == .outside ? true : body(FenceClassification(slot: table.slotOf[r], state: s))
+            }
+            if gridded {
+                while bits != 0 {
+                    let e = es[bits.trailingZeroBitCount]
+                    bits &= bits &- 1
+                    if e.meets(w) && !visit(e, &p) { return }
+                }
+            } else {
+                for e in es where e.meets(w) {
+                    if !visit(e, &p) { return }
+                }
+            }
+        }
+    }
+
+    /// `forEachClassified` without a cache, kept out of line so that the
+    /// cached path stays small enough to be compiled as one piece.
+    @inline(never)
+    func classifyInTree(lat: Double, lon: Double, accuracy: Double, exitMargin: Double, _ body: (FenceClassification) -> Bool) {
+        forEachClassified(lat: lat, lon: lon, accuracy: accuracy, exitMargin: exitMargin, body)
+    }
+
+    /// Refills the cache with every entry (main tree, second tree, tail, in
+    /// `forEachCandidate` order) of a live fence whose box meets the window
+    /// widened by `cache.reach` metres (clamped to the lon/lat ranges).
+    func fill(_ cache: inout CandidateCache, around w: GeoBox, cosLat: Double) {
+        gather(&cache, around: w, cosLat: cosLat)
+        // Too many entries for the grid (a hit would test them all): narrow the region at once.
+        var searches = 1
+        while cache.entries.count > CandidateCache.gridLimit && cache.reach > CandidateCache.minimumReach && searches < 4 {
+            cache.reach = Swift.max(CandidateCache.minimumReach, cache.reach * 0.25)
+            gather(&cache, around: w, cosLat: cosLat)
+            searches += 1
+        }
+        cache.generation = generation
+        cache.treeCost = 80 * (main.height + 1)
+        cache.buildGrid()
+        cache.adapt(searches: searches)
+    }
+
+    /// Gathers the entries of the region around the window into the cache.
+    func gather(_ cache: inout CandidateCache, around w: GeoBox, cosLat: Double) {
+        let dlat = cache.reach / 110_000
+        let dlon = dlat / Swift.max(cosLat, 0.02)
+        let south = Swift.max(-90, w.south - dlat), north = Swift.min(90, w.north + dlat)
+        let west = Swift.max(-180, w.west - dlon), east = Swift.min(180, w.east + dlon)
+        let region = QueryWindow(GeoBox(west: west, south: south, east: east, north: north))
+        cache.entries.removeAll(keepingCapacity: true)
+        table.alive.withUnsafeBufferPointer { alive in
+            @inline(__always) func isAlive(_ r: Int) -> Bool { alive[r >> 6] & (1 << UInt64(r & 63)) != 0 }
+            /// An entry of the second tree or the tail, or a dead lane of the main tree.
+            @inline(__always) func add(_ v: UInt32, _ box: BoundingBox) {
+                guard v != EntryValue.none else { return }
+                let payload = Int(v >> EntryValue.payloadShift)
+                if v & EntryValue.secondary != 0 {
+                    let r = Int(table.splits[payload].record)
+                    if isAlive(r) { cache.entries.append(CachedEntry(box, record: r, split: Int32(payload))) }
+                } else if isAlive(payload) {
+                    cache.entries.append(CachedEntry(box, record: payload, split: -1))
+                }
+            }
+            let m = PackedRTree.nodeCapacity
+            _ = main.search(region) { k in
+                let box = main.childBox(k / m, k % m)
+                if isAlive(k) {
+                    cache.entries.append(CachedEntry(box, record: k, split: -1))
+                } else {
+                    let v = main.value(at: k)
+                    if v & EntryValue.secondary != 0 { add(v, box) }
+                }
+                return true
+            }
+            if delta.count > 0 {
+                _ = delta.search(region) { k in
+                    add(delta.value(at: k), delta.childBox(k / m, k % m))
+                    return true
+                }
+            }
+            for e in tail where region.intersects(e.box) { add(e.value, e.box) }
+        }
+        cache.west = west; cache.south = south; cache.east = east; cache.north = north
+    }
+}

@@ -1,0 +1,24 @@
+import GeofenceBase
+import Geodesy
+
+/// The state of one fence for one fix with horizontal accuracy `a` and exit
+/// margin `M` (DESIGN §3). With distance `d` from the centre (circle) or
+/// boundary distance `b` (polygon, see `FenceIndex.boundaryDistance`):
+///
+/// | state | circle | polygon |
+/// |---|---|---|
+/// | `inside` | `d + a <= r` | covered and `b >= a` |
+/// | `outside` | `d - a > r + M` | not covered and `b - a > M` |
+/// | `outsideWithinMargin` | `r < d - a <= r + M` | not covered and `0 < b - a <= M` |
+/// | `uncertain` | otherwise | otherwise |
+///
+/// `outsideWithinMargin` only occurs with `M > 0`: it is outside for a device
+/// whose state is unknown, but not far enough to leave `inside`.
+public enum FenceState: UInt8, Hashable, Sendable, Comparable {
+    case inside = 0
+    case uncertain = 1
+    case outsideWithinMargin = 2
+    case outside = 3
+
+    public static func < (a: FenceState, b: FenceState) -> Bool { a.rawValue < b.rawValue }
+}

@@ -1,0 +1,153 @@
+import GeofenceBase
+import Geodesy
+
+/// Compiled polygon fences in flat arrays: coordinates (rings closed),
+/// ring and part offsets, per-part boxes, and per-part latitude bands listing
+/// the edges that overlap each band, so that point-in-polygon and
+/// nearest-edge searches touch only nearby edges. No per-query allocation.
+///
+/// Edge `v` is the segment from vertex `v` to vertex `v + 1` of the same ring.
+struct PolygonTable: Sendable {
+    /// Parts with more edges than this get latitude bands.
+    static let bandThreshold = 32
+    /// Average edges per band.
+    static let edgesPerBand = 4
+
+    var coords: [Double] = []
+    var ringStarts: [Int32] = [0]
+    var partRings: [Int32] = [0]
+    /// 4 per part: west, south, east, north.
+    var partBoxes: [Double] = []
+    /// Per part: first band (global index) and band count (0: no bands).
+    var partBandFirst: [Int32] = []
+    var partBandCount: [Int32] = []
+    /// Per part: bands per degree of latitude.
+    var partBandScale: [Double] = []
+    /// Per band: start into `bandEdges`, then the total.
+    var bandStarts: [Int32] = [0]
+    var bandEdges: [Int32] = []
+    /// Per polygon: first part, then the part count.
+    var polygonParts: [Int32] = [0]
+
+    var polygonCount: Int { polygonParts.count - 1 }
+
+    var memoryBytes: Int {
+        coords.capacity * 8 + ringStarts.capacity * 4 + partRings.capacity * 4 + partBoxes.capacity * 8
+            + partBandFirst.capacity * 4 + partBandCount.capacity * 4 + partBandScale.capacity * 8
+            + bandStarts.capacity * 4 + bandEdges.capacity * 4 + polygonParts.capacity * 4
+    }
+
+    /// Compiles a shape; returns its polygon index.
+    mutating func append(_ shape: PolygonShape) -> Int32 {
+        let vertexBase = Int32(coords.count / 2)
+        let ringBase = Int32(ringStarts.count - 1)
+        coords.append(contentsOf: shape.coordinates)
+        for r in 1..<shape.ringStarts.count { ringStarts.append(vertexBase + Int32(shape.ringStarts[r])) }
+        for p in 0..<shape.partCount {
+            partRings.append(ringBase + Int32(shape.partStarts[p + 1]))
+            let part = partRings.count - 2
+            var w = Double.infinity, s = Double.infinity, e = -Double.infinity, n = -Double.infinity
+            var edges = 0
+            for r in Int(partRings[part])..<Int(partRings[part + 1]) {
+                for v in Int(ringStarts[r])..<Int(ringStarts[r + 1]) {
+                    let x = coords[2 * v], y = coords[2 * v + 1]
+                    w = min(w, x); e = max(e, x); s = min(s, y); n = max(n, y)
+                }
+                edges += Int(ringStarts[r + 1] - ringStarts[r]) - 1
+            }
+            partBoxes.append(w); partBoxes.append(s); partBoxes.append(e); partBoxes.append(n)
+            buildBands(part: part, edges: edges, south: s, north: n)
+        }
+        polygonParts.append(Int32(partRings.count - 1))
+        return Int32(polygonCount - 1)
+    }
+
+    private mutating func buildBands(part: Int, edges: Int, south: Double, north: Double) {
+        guard edges > PolygonTable.bandThreshold, north > south else {
+            partBandFirst.append(Int32(bandStarts.count - 1)); partBandCount.append(0); partBandScale.append(0)
+            return
+        }
+        let count = min(max(edges / PolygonTable.edgesPerBand, 2), 1 << 16)
+        let scale = Double(count) / (north - south)
+        let first = bandStarts.count - 1
+        partBandFirst.append(Int32(first)); partBandCount.append(Int32(count)); partBandScale.append(scale)
+        var sizes = [Int32](repeating: 0, count: count)
+        let rings = Int(partRings[part])..<Int(partRings[part + 1])
+        for r in rings {
+            for v in Int(ringStarts[r])..<(Int(ringStarts[r + 1]) - 1) {
+                let (b0, b1) = bandRange(v, south: south, scale: scale, count: count)
+                for b in b0...b1 { sizes[b] += 1 }
+            }
+        }
+        var starts = [Int32](repeating: 0, count: count + 1)
+        let base = Int32(bandEdges.count)
+        starts[0] = base
+        for b in 0..<count { starts[b + 1] = starts[b] + sizes[b] }
+        bandEdges.append(contentsOf: repeatElement(0, count: Int(starts[count] - base)))
+        var fill = Array(starts[0..<count])
+        for r in rings {
+            for v in Int(ringStarts[r])..<(Int(ringStarts[r + 1]) - 1) {
+                let (b0, b1) = bandRange(v, south: south, scale: scale, count: count)
+                for b in b0...b1 { bandEdges[Int(fill[b])] = Int32(v); fill[b] += 1 }
+            }
+        }
+        bandStarts.append(contentsOf: starts[1...])
+    }
+
+    @inline(__always)
+    static func band(_ y: Double, south: Double, scale: Double, count: Int) -> Int {
+        let f = (y - south) * scale
+        if !(f > 0) { return 0 }
+        if f >= Double(count - 1) { return count - 1 }
+        return Int(f)
+    }
+
+    private func bandRange(_ v: Int, south: Double, scale: Double, count: Int) -> (Int, Int) {
+        let y1 = coords[2 * v + 1], y2 = coords[2 * v + 3]
+        return (PolygonTable.band(min(y1, y2), south: south, scale: scale, count: count),
+                PolygonTable.band(max(y1, y2), south: south, scale: scale, count: count))
+    }
+
+    /// Parts of a polygon.
+    @inline(__always)
+    func parts(of polygon: Int) -> Range<Int> { Int(polygonParts[polygon])..<Int(polygonParts[polygon + 1]) }
+
+    @inline(__always)
+    func partBox(_ p: Int) -> (west: Double, south: Double, east: Double, north: Double) {
+        (partBoxes[4 * p], partBoxes[4 * p + 1], partBoxes[4 * p + 2], partBoxes[4 * p + 3])
+    }
+
+    /// The shape back from flat storage.
+    func shape(of polygon: Int) -> PolygonShape {
+        let parts = parts(of: polygon)
+        let r0 = Int(partRings[parts.lowerBound]), r1 = Int(partRings[parts.upperBound])
+        let v0 = Int(ringStarts[r0]), v1 = Int(ringStarts[r1])
+        return PolygonShape(coordinates: Array(coords[(2 * v0)..<(2 * v1)]),
+                            ringStarts: (r0...r1).map { Int(ringStarts[$0]) - v0 },
+                            partStarts: (parts.lowerBound...parts.upperBound).map { Int(partRings[$0]) - r0 })!
+    }
+
+    /// The polygon's boxes for the R-tree: the union of its part boxes, or,
+    /// for a multipolygon whose parts lie on both sides of the antimeridian
+    /// (union wider than 180°), one box for the western parts and one for the
+    /// eastern ones.
+    func entryBoxes(of polygon: Int) -> (GeoBox, GeoBox?) {
+        var all = GeoBox(west: .infinity, south: .infinity, east: -.infinity, north: -.infinity)
+        var wb = all, eb = all
+        var hasW = false, hasE = false
+        func grow(_ b: inout GeoBox, _ p: Int) {
+            let pb = partBox(p)
+            b.west = min(b.west, pb.west); b.south = min(b.south, pb.south)
+            b.east = max(b.east, pb.east); b.north = max(b.north, pb.north)
+        }
+        for p in parts(of: polygon) {
+            grow(&all, p)
+            let pb = partBox(p)
+            if pb.west + pb.east < 0 { grow(&wb, p); hasW = true } else { grow(&eb, p); hasE = true }
+        }
+        if hasW && hasE && all.east - all.west > 180 && (wb.east - wb.west) + (eb.east - eb.west) < all.east - all.west {
+            return (wb, eb)
+        }
+        return (all, nil)
+    }
+}

@@ -1,0 +1,212 @@
+import GeofenceBase
+import CZlib
+import Glibc
+
+/// A failure of the byte source; the reader adds the file and line.
+enum ByteSourceError: Error {
+    /// `read(2)` failed with this errno.
+    case io(Int32)
+    /// zlib refused the stream: zlib's own message, or "unexpected end of file".
+    case gzip(String)
+}
+
+/// The bytes of one log, plain or gzip-compressed, read in chunks into one growable buffer.
+///
+/// Owns the file descriptor (unless it is stdin), the zlib stream and the buffers, and
+/// releases them in `deinit`. Memory: the decoded buffer (about two chunks, more only while a
+/// single line is longer than a chunk) plus one chunk of compressed input for gzip.
+///
+/// gzip is recognised by its magic bytes `1F 8B`, whatever the file is called; concatenated
+/// members (`cat a.gz b.gz`, `pigz`) are read one after the other. Anything after a member
+/// that is not another member is an error ("incorrect header check"), as is a stream that ends
+/// before its trailer ("unexpected end of file").
+final class ByteSource {
+    let path: String
+    private let fd: Int32
+    private let ownsFD: Bool
+    /// Size of the file in bytes when it is a regular file (nil for pipes and terminals).
+    let totalBytes: Int64?
+    /// Bytes taken from the file so far (compressed bytes for gzip): progress against `totalBytes`.
+    private(set) var bytesRead: Int64 = 0
+    let chunkSize: Int
+
+    /// The decoded bytes: the reader's window is a range of `base[0..<capacity]`.
+    private(set) var base: UnsafeMutablePointer<UInt8>
+    private(set) var capacity: Int
+    /// Bytes already at `base[0..<prefilled]` when the source opens (the first chunk, read to
+    /// look for the gzip magic).
+    private(set) var prefilled = 0
+
+    private(set) var isGzip = false
+    private var stream: UnsafeMutablePointer<z_stream>?
+    private var input: UnsafeMutablePointer<UInt8>?
+    private var rawEOF = false
+    private var memberEnded = false
+
+    /// Opens `path` (`-` = stdin) and reads the first chunk.
+    /// - Throws: ``GeofenceError/missingInput(_:)`` when the file cannot be opened,
+    ///   ``GeofenceError/io(_:)`` when reading fails, ``GeofenceError/data(_:)`` when zlib
+    ///   cannot start.
+    init(path: String, chunkSize: Int) throws(GeofenceError) {
+        self.path = path
+        self.chunkSize = chunkSize
+        if path == "-" {
+            fd = 0
+            ownsFD = false
+        } else {
+            let f = open(path, O_RDONLY | O_CLOEXEC)
+            guard f >= 0 else {
+                let e = errno
+                if e == ENOENT { throw .input(InputError(SourceLocation(file: path), .notFound, "log file not found")) }
+                throw .input(InputError(SourceLocation(file: path), .cannotOpen(errno: e), "cannot open log: \(String(cString: strerror(e)))"))
+            }
+            fd = f
+            ownsFD = true
+        }
+        var st = stat()
+        if fstat(fd, &st) == 0 {
+            let kind = st.st_mode & S_IFMT
+            if kind == S_IFDIR {
+                if ownsFD { close(fd) }
+                throw .input(InputError(SourceLocation(file: path), .notAFile, "is a directory, not a log file"))
+            }
+            totalBytes = kind == S_IFREG ? Int64(st.st_size) : nil
+            if kind == S_IFREG { _ = posix_fadvise(fd, 0, 0, Int32(POSIX_FADV_SEQUENTIAL)) }
+        } else {
+            totalBytes = nil
+        }
+        capacity = 2 * chunkSize
+        base = .allocate(capacity: capacity)
+
+        // Read until there are two bytes to look at (a pipe may deliver fewer).
+        var n = 0
+        do {
+            while n < 2 {
+                let got = try readRaw(into: base + n, max: chunkSize - n > 0 ? chunkSize - n : 2 - n)
+                if got == 0 { break }
+                n += got
+            }
+        } catch {
+            throw Self.geofenceError(error, path: path, line: 1)
+        }
+        if n >= 2 && base[0] == 0x1F && base[1] == 0x8B {
+            isGzip = true
+            let input = UnsafeMutablePointer<UInt8>.allocate(capacity: max(chunkSize, n))
+            input.update(from: base, count: n)
+            self.input = input
+            let s = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
+            s.initialize(to: z_stream())
+            s.pointee.next_in = input
+            s.pointee.avail_in = UInt32(n)
+            // windowBits 15 + 32: a 32 KiB window, gzip or zlib header detected automatically.
+            // Returns Z_OK, or Z_MEM_ERROR / Z_VERSION_ERROR / Z_STREAM_ERROR.
+            let r = czlib_inflateInit2(s, 15 + 32)
+            guard r == Z_OK else {
+                s.deinitialize(count: 1)
+                s.deallocate()
+                throw .malformed(SourceLocation(file: path), "cannot start gzip decompression (zlib error \(r))")
+            }
+            stream = s
+        } else {
+            prefilled = n
+        }
+    }
+
+    deinit {
+        if let stream {
+            inflateEnd(stream)
+            stream.deinitialize(count: 1)
+            stream.deallocate()
+        }
+        input?.deallocate()
+        base.deallocate()
+        if ownsFD { close(fd) }
+    }
+
+    /// The error a reader throws for a source failure at `line`.
+    static func geofenceError(_ e: ByteSourceError, path: String, line: Int) -> GeofenceError {
+        switch e {
+        case .io(let e): return .input(InputError(SourceLocation(file: path, line: line), .readFailed(errno: e), "read failed: \(String(cString: strerror(e)))"))
+        case .gzip(let m): return .malformed(SourceLocation(file: path, line: line), "bad gzip stream: \(m)")
+        }
+    }
+
+    /// Moves `base[start..<end]` to the front, then appends at least one more byte unless the
+    /// source is exhausted. Returns the new end of the data (the kept bytes are now at
+    /// `0..<end - start`) and whether nothing more was added (end of input). `base` may move.
+    func refill(keeping start: Int, end: Int) throws(ByteSourceError) -> (end: Int, eof: Bool) {
+        let kept = end - start
+        if start > 0 && kept > 0 { (base).update(from: base + start, count: kept) }
+        if capacity - kept < chunkSize {
+            let newCapacity = max(capacity * 2, kept + chunkSize)
+            let newBase = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
+            newBase.update(from: base, count: kept)
+            base.deallocate()
+            base = newBase
+            capacity = newCapacity
+        }
+        let room = min(capacity - kept, isGzip ? capacity - kept : chunkSize)
+        let n = isGzip ? try inflateSome(into: base + kept, max: room) : try readRaw(into: base + kept, max: room)
+        return (kept + n, n == 0)
+    }
+
+    /// One `read(2)`, retried on EINTR; 0 only at end of file.
+    private func readRaw(into p: UnsafeMutablePointer<UInt8>, max: Int) throws(ByteSourceError) -> Int {
+        while true {
+            // returns the byte count, 0 at end of file, -1 with errno on error
+            let n = read(fd, p, max)
+            if n >= 0 {
+                bytesRead += Int64(n)
+                return n
+            }
+            if errno == EINTR { continue }
+            throw .io(errno)
+        }
+    }
+
+    /// Decompresses into `p[0..<max]`; returns the byte count, 0 only at the end of the last member.
+    private func inflateSome(into p: UnsafeMutablePointer<UInt8>, max: Int) throws(ByteSourceError) -> Int {
+        guard let s = stream, let input else { return 0 }
+        while true {
+            if s.pointee.avail_in == 0 && !rawEOF {
+                let n = try readRaw(into: input, max: chunkSize)
+                if n == 0 {
+                    rawEOF = true
+                } else {
+                    s.pointee.next_in = input
+                    s.pointee.avail_in = UInt32(n)
+                }
+            }
+            if memberEnded {
+                if s.pointee.avail_in == 0 {
+                    if rawEOF { return 0 }
+                    continue
+                }
+                // Another member follows (or garbage, which inflate then reports).
+                // returns Z_OK, or Z_STREAM_ERROR for a broken stream state
+                guard inflateReset(s) == Z_OK else { throw .gzip("cannot reset the stream for the next member") }
+                memberEnded = false
+            }
+            s.pointee.next_out = p
+            s.pointee.avail_out = UInt32(max)
+            // returns Z_OK (progress), Z_STREAM_END (member complete), Z_BUF_ERROR (no progress
+            // possible: needs input), Z_DATA_ERROR / Z_NEED_DICT / Z_STREAM_ERROR / Z_MEM_ERROR
+            let r = inflate(s, Z_NO_FLUSH)
+            let produced = max - Int(s.pointee.avail_out)
+            switch r {
+            case Z_OK:
+                if produced > 0 { return produced }
+                if s.pointee.avail_in == 0 && rawEOF { throw .gzip("unexpected end of file") }
+            case Z_STREAM_END:
+                memberEnded = true
+                if produced > 0 { return produced }
+            case Z_BUF_ERROR:
+                if s.pointee.avail_in == 0 && rawEOF { throw .gzip("unexpected end of file") }
+                if s.pointee.avail_in != 0 { throw .gzip("no progress (zlib error \(r))") }
+            default:
+                let msg = s.pointee.msg.map { String(cString: $0) } ?? "zlib error \(r)"
+                throw .gzip(msg)
+            }
+        }
+    }
+}

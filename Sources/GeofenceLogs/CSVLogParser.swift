@@ -1,0 +1,299 @@
+import GeofenceBase
+
+/// CSV rows to fixes (DESIGN §2).
+///
+/// - The first non-blank line is the header (a UTF-8 BOM before it is skipped); it must name
+///   the device, time, lat and lon columns (``LogColumns``); accuracy is optional. A missing
+///   column is an error for the whole file, even with `skipInvalid`.
+/// - Every row must have as many fields as the header. Fields are trimmed of spaces and tabs.
+///   LF or CRLF line ends; blank lines are skipped (and counted as lines).
+/// - Rows without `"` take the fast path: fields are byte ranges of the read buffer, parsed in
+///   place. A row with a `"` is parsed by RFC 4180 rules (`""` escapes, quoted fields may hold
+///   commas and newlines) into a scratch buffer.
+/// - The last line, when it has no newline and fewer fields than the header, is a
+///   ``SkipReason/truncatedLastLine`` (a file cut off mid-row), not ``SkipReason/tooFewFields``.
+struct CSVLogParser {
+    let columns: LogColumns
+    /// Per header column: the role it fills (0 device, 1 time, 2 lat, 3 lon, 4 accuracy) or -1.
+    var roles: [Int8] = []
+    var fieldCount = 0
+    var hasAccuracy = false
+    var headerRead = false
+    /// Unquoted field bytes of the current slow-path row.
+    var scratch: [UInt8] = []
+
+    init(columns: LogColumns) { self.columns = columns }
+
+    /// Appends up to `max - batch.count` fixes; returns at the end of input or a full batch.
+    mutating func read(into batch: inout [Fix], max: Int, _ core: inout ReadCore, _ devices: inout DeviceState) throws(GeofenceError) {
+        if !headerRead {
+            try readHeader(&core)
+            if !headerRead { return }
+        }
+        var s = 0, e = 0, terminated = true
+        let roles = self.roles          // read-only from here; a local so `self` stays free to mutate
+        // bounds[2 * role] ..< bounds[2 * role + 1]: a role's field in the row being parsed.
+        try withUnsafeTemporaryAllocation(of: Int.self, capacity: 10) { (bounds) throws(GeofenceError) in
+            bounds.initialize(repeating: 0)
+            let b = bounds.baseAddress!
+            try roles.withUnsafeBufferPointer { (r) throws(GeofenceError) in
+                let roleCount = r.count
+                while batch.count < max {
+                    guard try core.nextLine(&s, &e, &terminated) else { return }
+                    if s == e { continue }                                     // blank line
+                    let line = core.line
+                    let p = UnsafePointer(core.base)
+                    // Split on commas; leave for the quoted path at the first quote.
+                    var col = 0
+                    var i = s
+                    var fieldStart = s
+                    var quoted = false
+                    while true {
+                        i = Self.findCommaOrQuote(p, i, e)
+                        if i < e && p[i] == UInt8(ascii: "\"") { quoted = true; break }
+                        if col < roleCount {
+                            let role = Int(r[col])
+                            if role >= 0 { b[2 * role] = fieldStart; b[2 * role + 1] = i }
+                        }
+                        col += 1
+                        if i >= e { break }
+                        i += 1
+                        fieldStart = i
+                    }
+                    if quoted {
+                        // Back up to the row start and parse it by the quoting rules.
+                        core.pos = s
+                        core.line -= 1
+                        guard let count = try quotedRow(&core, bounds: b, terminated: &terminated) else { continue }
+                        try scratch.withUnsafeBufferPointer { (sp) throws(GeofenceError) in
+                            try row(sp.baseAddress ?? p, bounds: b, fields: count, terminated: terminated, line: line, &core, &devices, &batch)
+                        }
+                    } else {
+                        try row(p, bounds: b, fields: col, terminated: terminated, line: line, &core, &devices, &batch)
+                    }
+                }
+            }
+        }
+    }
+
+    /// The offset of the first `,` or `"` in `p[i..<e]`, or `e`. Eight bytes at a time: a byte
+    /// equal to the target becomes zero after the XOR, and `(x - 0x01…) & ~x & 0x80…` marks
+    /// the lowest zero byte exactly (higher marks may be false positives, never lower ones).
+    @inline(__always)
+    static func findCommaOrQuote(_ p: UnsafePointer<UInt8>, _ start: Int, _ e: Int) -> Int {
+        var i = start
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        while i + 8 <= e {
+            let w = UInt64(littleEndian: UnsafeRawPointer(p + i).loadUnaligned(as: UInt64.self))
+            let comma = w ^ (ones &* 0x2C), quote = w ^ (ones &* 0x22)
+            let marks = ((comma &- ones) & ~comma | (quote &- ones) & ~quote) & highs
+            if marks != 0 { return i + marks.trailingZeroBitCount >> 3 }
+            i += 8
+        }
+        while i < e {
+            let c = p[i]
+            if c == UInt8(ascii: ",") || c == UInt8(ascii: "\"") { return i }
+            i += 1
+        }
+        return e
+    }
+
+    /// Checks the field count, parses the role fields at `p[bounds...]` and hands the fix on.
+    @inline(__always)
+    private func row(_ p: UnsafePointer<UInt8>, bounds b: UnsafeMutablePointer<Int>, fields: Int, terminated: Bool,
+                     line: Int, _ core: inout ReadCore, _ devices: inout DeviceState, _ batch: inout [Fix]) throws(GeofenceError) {
+        if fields != fieldCount {
+            try wrongFieldCount(fields, terminated: terminated, line: line, &core)
+            return
+        }
+        var ds = b[0], de = b[1]
+        trimBlanks(p, &ds, &de)
+        guard let device = try core.device(p + ds, de - ds, line: line, &devices) else { return }
+        var ts = b[2], te = b[3]
+        trimBlanks(p, &ts, &te)
+        guard let time = try core.time(p + ts, te - ts, line: line) else { return }
+        var las = b[4], lae = b[5]
+        trimBlanks(p, &las, &lae)
+        guard let lat = try core.latitude(p + las, lae - las, line: line) else { return }
+        var los = b[6], loe = b[7]
+        trimBlanks(p, &los, &loe)
+        guard let lon = try core.longitude(p + los, loe - los, line: line) else { return }
+        var accuracy = 0.0
+        if hasAccuracy {
+            var acs = b[8], ace = b[9]
+            trimBlanks(p, &acs, &ace)
+            guard let a = try core.accuracy(p + acs, ace - acs, line: line) else { return }
+            accuracy = a
+        }
+        try core.accept(Fix(device: device, time: time, lat: lat, lon: lon, accuracy: accuracy), line: line, &devices, &batch)
+    }
+
+    @inline(never)
+    private func wrongFieldCount(_ fields: Int, terminated: Bool, line: Int, _ core: inout ReadCore) throws(GeofenceError) {
+        let header = fieldCount
+        if fields < header && !terminated {
+            try core.report(.truncatedLastLine, line: line) {
+                "truncated last line: \(fields) of \(header) fields and no newline at the end of the file"
+            }
+        } else if fields < header {
+            try core.report(.tooFewFields, line: line) { "row has \(fields) fields, the header has \(header)" }
+        } else {
+            try core.report(.tooManyFields, line: line) { "row has \(fields) fields, the header has \(header)" }
+        }
+    }
+
+    // MARK: Quoted rows
+
+    /// Parses the row starting at `core.pos` by RFC 4180 rules into `scratch`, setting the role
+    /// bounds (offsets into `scratch`), advancing `core.pos` and `core.line` past it. Returns the
+    /// field count, or nil after reporting a malformed row.
+    private mutating func quotedRow(_ core: inout ReadCore, bounds b: UnsafeMutablePointer<Int>,
+                                    terminated: inout Bool) throws(GeofenceError) -> Int? {
+        scratch.removeAll(keepingCapacity: true)
+        core.line += 1
+        let line = core.line
+        var i = core.pos
+        var fieldStart = 0          // in scratch
+        var col = 0
+        var inQuotes = false
+        var wasQuoted = false       // the current field had a quoted part
+        var atFieldStart = true
+        var problem: String? = nil
+        terminated = false
+        func finishField(_ scratchEnd: Int) {
+            var stop = scratchEnd
+            if !wasQuoted, stop > fieldStart, scratch[stop - 1] == 0x0D { stop -= 1 }
+            if col < roles.count {
+                let role = Int(roles[col])
+                if role >= 0 { b[2 * role] = fieldStart; b[2 * role + 1] = stop }
+            }
+            col += 1
+        }
+        scan: while true {
+            if i >= core.end {
+                let keep = core.pos
+                let more = try core.refill(keeping: keep)
+                i -= keep - core.pos
+                if !more && i >= core.end {
+                    // End of input inside the row.
+                    if inQuotes { problem = "unterminated quoted field (the file ends inside it)" }
+                    finishField(scratch.count)
+                    break scan
+                }
+                continue
+            }
+            let c = core.base[i]
+            if inQuotes {
+                if c == UInt8(ascii: "\"") {
+                    if i + 1 >= core.end && !core.eof {
+                        // Need the next byte to tell `""` from a closing quote.
+                        let keep = core.pos
+                        _ = try core.refill(keeping: keep)
+                        i -= keep - core.pos
+                        continue
+                    }
+                    if i + 1 < core.end && core.base[i + 1] == UInt8(ascii: "\"") {
+                        scratch.append(c); i += 2
+                    } else {
+                        inQuotes = false; i += 1
+                    }
+                } else {
+                    if c == 0x0A { core.line += 1 }
+                    scratch.append(c); i += 1
+                }
+                continue
+            }
+            switch c {
+            case UInt8(ascii: ","):
+                finishField(scratch.count)
+                fieldStart = scratch.count
+                wasQuoted = false
+                atFieldStart = true
+                i += 1
+                continue scan
+            case 0x0A:
+                finishField(scratch.count)
+                terminated = true
+                i += 1
+                break scan
+            case UInt8(ascii: "\""):
+                if atFieldStart || scratch[fieldStart...].allSatisfy({ $0 == 0x20 || $0 == 0x09 }) && !wasQuoted {
+                    scratch.removeSubrange(fieldStart...)
+                    inQuotes = true
+                    wasQuoted = true
+                    atFieldStart = false
+                    i += 1
+                    continue scan
+                }
+                if problem == nil { problem = "unexpected quote in field \(col + 1)" }
+            case 0x0D where wasQuoted:
+                i += 1                                                       // CRLF after a closing quote
+                continue scan
+            default:
+                if wasQuoted && c != 0x20 && c != 0x09 && problem == nil {
+                    problem = "unexpected character after the closing quote of field \(col + 1)"
+                }
+            }
+            atFieldStart = false
+            scratch.append(c)
+            i += 1
+        }
+        // Consumed up to i (relative to the current window).
+        core.pos = i
+        if let problem {
+            try core.report(.malformedRow, line: line) { problem }
+            return nil
+        }
+        return col
+    }
+
+    // MARK: Header
+
+    private mutating func readHeader(_ core: inout ReadCore) throws(GeofenceError) {
+        try core.skipBOM()
+        var s = 0, e = 0, terminated = true
+        var names: [String] = []
+        while true {
+            guard try core.nextLine(&s, &e, &terminated) else {
+                throw .malformed(SourceLocation(file: core.path, line: Swift.max(core.line, 1)), "empty file, expected a CSV header naming the columns \(requiredList)")
+            }
+            if s == e { continue }
+            let bytes = Array(UnsafeBufferPointer(start: core.base + s, count: e - s))
+            guard let fields = try? CSVReader().records(bytes).first?.fields else {
+                throw .malformed(SourceLocation(file: core.path, line: core.line), "malformed CSV header")
+            }
+            names = fields.map { $0.trimmingBlanks() }
+            break
+        }
+        let line = core.line
+        roles = Array(repeating: -1, count: names.count)
+        fieldCount = names.count
+        for (role, wanted) in columns.names.enumerated() {
+            var matches = names.indices.filter { names[$0] == wanted }
+            if matches.isEmpty {
+                matches = names.indices.filter { names[$0].lowercased() == wanted.lowercased() }
+            }
+            if matches.count > 1 {
+                throw .malformed(SourceLocation(file: core.path, line: line), "column \"\(wanted)\" appears \(matches.count) times in the header")
+            }
+            guard let index = matches.first else {
+                if role == 4 { continue }
+                throw .malformed(SourceLocation(file: core.path, line: line), "missing column \"\(wanted)\" in the header (columns: \(names.joined(separator: ", ")))")
+            }
+            roles[index] = Int8(role)
+            if role == 4 { hasAccuracy = true }
+        }
+        headerRead = true
+    }
+
+    private var requiredList: String { [columns.device, columns.time, columns.lat, columns.lon].joined(separator: ", ") }
+}
+
+extension String {
+    fileprivate func trimmingBlanks() -> String {
+        var s = self[...]
+        while let f = s.first, f == " " || f == "\t" { s = s.dropFirst() }
+        while let l = s.last, l == " " || l == "\t" { s = s.dropLast() }
+        return String(s)
+    }
+}

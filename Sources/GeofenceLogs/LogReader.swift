@@ -1,0 +1,147 @@
+import GeofenceBase
+
+/// Streams the fixes of one location log (CSV, NDJSON or GPX, plain or gzip, a file or stdin)
+/// in batches, with bounded memory (DESIGN §2, §6).
+///
+/// ```swift
+/// let reader = try LogReader(path: "data/virginia_beach_ais.csv")
+/// var batch: [Fix] = []
+/// while try reader.next(into: &batch) {
+///     for fix in batch { ... reader.devices.name(fix.device) ... }
+/// }
+/// print(reader.skipped)          // [:] unless options.skipInvalid
+/// ```
+///
+/// - Memory: about two read chunks (``LogReaderOptions/chunkSize``, 1 MiB) plus the longest
+///   line, one compressed chunk for gzip, the caller's batch, and the ``DeviceTable`` (names and
+///   the previous fix of each device). Nothing grows with the log's length.
+/// - Bad input: strict by default, the first bad row throws ``GeofenceError/data(_:)`` with
+///   `path:line: what is wrong`; with ``LogReaderOptions/skipInvalid`` bad rows are dropped and
+///   counted in ``skipped``. Whole-file problems (missing CSV columns, not GPX, a bad gzip
+///   stream, an unreadable file) always throw.
+/// - Order: fixes come in file order. Each device's fixes are checked to be in non-decreasing
+///   time, and a fix identical in time and position to its device's previous fix is a
+///   duplicate (see ``SkipReason``).
+/// - Not thread-safe: one reader per thread; a ``DeviceTable`` is shared only between readers
+///   used one after the other.
+public final class LogReader {
+    /// The path as given (`-` for stdin); the prefix of every error message.
+    public let path: String
+    public let format: LogFormat
+    public let options: LogReaderOptions
+    /// Device names by ``Fix/device`` index, in order of first appearance.
+    public let devices: DeviceTable
+
+    private let source: ByteSource
+    private var core: ReadCore
+    private var csv: CSVLogParser?
+    private var ndjson: NDJSONLogParser?
+    private var gpx: GPXLogParser?
+    private var finished = false
+
+    /// Fixes delivered so far.
+    public private(set) var fixesRead = 0
+
+    /// Opens a log. The format is `options.format`, else the file name's (``LogFormat/detect(path:)``),
+    /// else guessed from the first bytes (`<` GPX, `{` NDJSON, otherwise CSV).
+    /// - Parameters:
+    ///   - path: a file, or `-` for standard input.
+    ///   - devices: the device table to intern into; pass the previous reader's to read several
+    ///     logs as one (same indices, time order checked across them).
+    /// - Throws: ``GeofenceError/missingInput(_:)`` (cannot open), ``GeofenceError/io(_:)``,
+    ///   ``GeofenceError/data(_:)`` (bad gzip header).
+    public init(path: String, options: LogReaderOptions = LogReaderOptions(), devices: DeviceTable = DeviceTable()) throws(GeofenceError) {
+        self.path = path
+        self.options = options
+        self.devices = devices
+        source = try ByteSource(path: path, chunkSize: options.chunkSize)
+        let fileIndex = Int32(devices.state.files.count)
+        devices.state.files.append(path)
+        core = ReadCore(source: source, path: path, strict: !options.skipInvalid,
+                        maxLineLength: options.maxLineLength, fileIndex: fileIndex)
+        if let f = options.format ?? LogFormat.detect(path: path) {
+            format = f
+        } else {
+            while core.end < 64 {
+                guard try core.refill(keeping: 0) else { break }
+            }
+            format = LogFormat.sniff(core.base, core.end)
+        }
+        switch format {
+        case .csv: csv = CSVLogParser(columns: options.columns)
+        case .ndjson: ndjson = NDJSONLogParser(columns: options.columns)
+        case .gpx: gpx = GPXLogParser(deviceName: options.device ?? Self.defaultDeviceName(path), kinds: options.gpxPoints)
+        }
+    }
+
+    /// The GPX device id for a path: the file name without directory and extensions
+    /// (`.gz`, then one more), `stdin` for `-`.
+    public static func defaultDeviceName(_ path: String) -> String {
+        if path == "-" { return "stdin" }
+        var name = Substring(path)
+        if let slash = name.lastIndex(of: "/") { name = name[name.index(after: slash)...] }
+        if name.lowercased().hasSuffix(".gz") { name = name.dropLast(3) }
+        if let dot = name.lastIndex(of: "."), dot != name.startIndex { name = name[..<dot] }
+        return String(name)
+    }
+
+    /// Replaces the contents of `batch` with the next fixes, at most `max` (the array's
+    /// capacity is kept, so a reused batch does not allocate). Returns false, with `batch`
+    /// empty, at the end of the log; after an error the reader is finished too.
+    /// - Complexity: O(bytes read).
+    public func next(into batch: inout [Fix], max: Int = 8192) throws(GeofenceError) -> Bool {
+        batch.removeAll(keepingCapacity: true)
+        guard !finished else { return false }
+        let limit = Swift.max(1, max)
+        do {
+            switch format {
+            case .csv: try csv!.read(into: &batch, max: limit, &core, &devices.state)
+            case .ndjson: try ndjson!.read(into: &batch, max: limit, &core, &devices.state)
+            case .gpx: try gpx!.read(into: &batch, max: limit, &core, &devices.state)
+            }
+        } catch {
+            finished = true
+            batch.removeAll(keepingCapacity: true)
+            throw error
+        }
+        if batch.isEmpty {
+            finished = true
+            return false
+        }
+        fixesRead += batch.count
+        return true
+    }
+
+    /// All remaining fixes in one array (tests and small files; large logs should use ``next(into:max:)``).
+    public func readAll() throws(GeofenceError) -> [Fix] {
+        var all: [Fix] = []
+        var batch: [Fix] = []
+        while try next(into: &batch) { all.append(contentsOf: batch) }
+        return all
+    }
+
+    /// Rows skipped so far, by reason (empty in strict mode).
+    public var skipped: [SkipReason: Int] { core.skipped }
+
+    /// Total rows skipped.
+    public var skippedTotal: Int { core.skipped.values.reduce(0, +) }
+
+    /// The first message of each skip reason (`path:line: what`), for the summary.
+    public var firstSkipMessages: [SkipReason: String] { core.firstMessages }
+
+    /// Bytes taken from the file so far (compressed bytes for gzip), for progress.
+    public var bytesRead: Int64 { source.bytesRead }
+
+    /// The file's size when it is a regular file; nil for pipes.
+    public var totalBytes: Int64? { source.totalBytes }
+
+    /// Whether the content is gzip-compressed.
+    public var isCompressed: Bool { source.isGzip }
+
+    /// The physical line reached (1-based).
+    public var line: Int { core.line }
+
+    /// Bytes held by the reader's own buffers (decoded window and compressed input), the
+    /// quantity that must stay bounded whatever the log's size.
+    public var bufferCapacity: Int { source.capacity + (source.isGzip ? source.chunkSize : 0) }
+}

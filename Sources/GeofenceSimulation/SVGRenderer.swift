@@ -1,0 +1,133 @@
+import GeofenceBase
+import GeofenceLogs
+import GeofenceEvaluation
+import Foundation
+import GeofenceIndex
+import Geodesy
+import GeofencePlanning
+
+/// Draws one device's replay as SVG, readable without a map background: the trace, the
+/// fences near it, the regions registered at each re-plan (refresh circles dashed), and the
+/// ground-truth events as caught, late or missed, plus reported events that match nothing.
+public struct SVGRenderer {
+    public var width = 1000.0
+    public var height = 800.0
+    /// An event reported more than this many seconds after ground truth is drawn as late.
+    public var lateAfter = 60.0
+
+    public init() {}
+
+    public func render(fences: [Fence], circles: [OSCircle], fixes: [Fix], truth: [ReportedEvent], detected: [ReportedEvent],
+                       plans: [(time: Double, regions: [Region])], title: String, matchWindow: Double = 900) -> String {
+        guard !fixes.isEmpty else { return "<svg xmlns=\"http://www.w3.org/2000/svg\"/>\n" }
+        // Extent: the trace plus a margin; a local equirectangular projection around its centre.
+        var minLat = fixes.map(\.lat).min()!, maxLat = fixes.map(\.lat).max()!
+        var minLon = fixes.map(\.lon).min()!, maxLon = fixes.map(\.lon).max()!
+        let padLat = max(0.005, (maxLat - minLat) * 0.08), padLon = max(0.005, (maxLon - minLon) * 0.08)
+        minLat -= padLat; maxLat += padLat; minLon -= padLon; maxLon += padLon
+        let lat0 = (minLat + maxLat) / 2
+        let kx = cos(lat0 * .pi / 180)
+        let sx = (width - 40) / ((maxLon - minLon) * kx), sy = (height - 80) / (maxLat - minLat)
+        let s = min(sx, sy)
+        func px(_ lat: Double, _ lon: Double) -> (Double, Double) {
+            (20 + (lon - minLon) * kx * s, 50 + (maxLat - lat) * s)
+        }
+        func f(_ v: Double) -> String { String(format: "%.1f", v) }
+        func path(_ pts: [(Double, Double)], close: Bool) -> String {
+            guard let p0 = pts.first else { return "" }
+            var d = "M\(f(p0.0)),\(f(p0.1))"
+            for p in pts.dropFirst() { d += " L\(f(p.0)),\(f(p.1))" }
+            return close ? d + " Z" : d
+        }
+        func circlePath(_ c: OSCircle) -> String {
+            path((0..<72).map { k -> (Double, Double) in
+                let q = Geodesic.wgs84.direct(lat: c.lat, lon: c.lon, azimuth: Double(k) * 5, distance: c.radius)
+                return px(q.lat, q.lon)
+            }, close: true)
+        }
+        func visible(_ c: OSCircle) -> Bool {
+            let dLat = c.radius / 111_000, dLon = c.radius / (111_000 * max(0.01, cos(c.lat * .pi / 180)))
+            return c.lat + dLat >= minLat && c.lat - dLat <= maxLat && c.lon + dLon >= minLon && c.lon - dLon <= maxLon
+        }
+        func esc(_ t: String) -> String {
+            t.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
+        }
+
+        var svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(Int(width))\" height=\"\(Int(height))\" viewBox=\"0 0 \(Int(width)) \(Int(height))\" font-family=\"sans-serif\" font-size=\"12\">\n"
+        svg += "<rect width=\"100%\" height=\"100%\" fill=\"#fbfbf8\"/>\n"
+        svg += "<text x=\"20\" y=\"22\" font-size=\"15\">\(esc(title))</text>\n"
+        svg += "<clipPath id=\"map\"><rect x=\"20\" y=\"50\" width=\"\(f(width - 40))\" height=\"\(f(height - 80))\"/></clipPath>\n<g clip-path=\"url(#map)\">\n"
+        // Fences.
+        for (k, fence) in fences.enumerated() {
+            switch fence.shape {
+            case .circle:
+                guard visible(circles[k]) else { continue }
+                svg += "<path d=\"\(circlePath(circles[k]))\" fill=\"#8fb3d9\" fill-opacity=\"0.25\" stroke=\"#4a77a8\" stroke-width=\"1\"><title>\(esc(fence.id))</title></path>\n"
+            case .polygon(let polys):
+                guard visible(circles[k]) else { continue }
+                var d = ""
+                for rings in polys { for ring in rings { d += path(ring.map { px($0.lat, $0.lon) }, close: true) + " " } }
+                svg += "<path d=\"\(d)\" fill=\"#b8d9a9\" fill-opacity=\"0.25\" fill-rule=\"evenodd\" stroke=\"#5c8a4a\" stroke-width=\"0.8\"><title>\(esc(fence.id))</title></path>\n"
+            }
+        }
+        // Registered regions at each plan: refresh circles dashed, monitored fences as thin outlines.
+        for (n, plan) in plans.enumerated() {
+            for r in plan.regions {
+                let c = OSCircle(lat: r.lat, lon: r.lon, radius: r.radius)
+                switch r.kind {
+                case .refresh:
+                    svg += "<path d=\"\(circlePath(c))\" fill=\"none\" stroke=\"#c0392b\" stroke-width=\"1\" stroke-dasharray=\"5,4\" stroke-opacity=\"0.7\"><title>refresh region, plan \(n + 1) at \(EventWriter.iso8601(plan.time))</title></path>\n"
+                    let p = px(r.lat, r.lon)
+                    svg += "<circle cx=\"\(f(p.0))\" cy=\"\(f(p.1))\" r=\"3\" fill=\"#c0392b\"/>\n"
+                case .cluster:
+                    svg += "<path d=\"\(circlePath(c))\" fill=\"none\" stroke=\"#8e44ad\" stroke-width=\"1.2\" stroke-dasharray=\"2,2\"><title>cluster region, plan \(n + 1)</title></path>\n"
+                case .fence:
+                    if visible(c) { svg += "<path d=\"\(circlePath(c))\" fill=\"none\" stroke=\"#e67e22\" stroke-width=\"0.6\" stroke-opacity=\"0.5\"/>\n" }
+                }
+            }
+        }
+        // Trace.
+        svg += "<path d=\"\(path(fixes.map { px($0.lat, $0.lon) }, close: false))\" fill=\"none\" stroke=\"#222\" stroke-width=\"1.4\"/>\n"
+        // Events: match ground truth to reported events as the simulator does.
+        var unmatched = detected
+        func position(at t: Double) -> (Double, Double) {
+            let i = fixes.firstIndex { $0.time >= t } ?? (fixes.count - 1)
+            return px(fixes[i].lat, fixes[i].lon)
+        }
+        for e in truth where e.type != .dwell {
+            let p = position(at: e.time)
+            let label = "\(e.type.name) \(fences[Int(e.fence)].id) at \(EventWriter.iso8601(e.time))"
+            if let j = unmatched.firstIndex(where: { $0.fence == e.fence && $0.type == e.type && abs($0.time - e.time) <= matchWindow }) {
+                let late = unmatched[j].time - e.time > lateAfter
+                let m = unmatched.remove(at: j)
+                let colour = late ? "#e67e22" : "#27ae60"
+                svg += "<circle cx=\"\(f(p.0))\" cy=\"\(f(p.1))\" r=\"5\" fill=\"\(colour)\" stroke=\"#fff\"><title>\(late ? "late" : "caught"): \(esc(label)), reported \(Int(m.time - e.time)) s later</title></circle>\n"
+            } else {
+                svg += "<path d=\"M\(f(p.0 - 5)),\(f(p.1 - 5)) L\(f(p.0 + 5)),\(f(p.1 + 5)) M\(f(p.0 - 5)),\(f(p.1 + 5)) L\(f(p.0 + 5)),\(f(p.1 - 5))\" stroke=\"#c0392b\" stroke-width=\"2.5\"><title>missed: \(esc(label))</title></path>\n"
+            }
+        }
+        for e in unmatched {
+            let p = position(at: e.time)
+            svg += "<rect x=\"\(f(p.0 - 4))\" y=\"\(f(p.1 - 4))\" width=\"8\" height=\"8\" fill=\"#8e44ad\"><title>reported, no ground truth: \(e.type.name) \(esc(fences[Int(e.fence)].id))</title></rect>\n"
+        }
+        svg += "</g>\n"
+        // Scale bar: a round length near a fifth of the width.
+        let metresPerPixel = (maxLat - minLat) * 111_320 / (height - 80) * (s == sy ? 1 : sy / s)
+        let target = metresPerPixel * (width / 5)
+        let pow10 = pow(10, floor(log10(target)))
+        let nice = [1.0, 2, 5].map { $0 * pow10 }.last { $0 <= target } ?? pow10
+        let barPx = nice / metresPerPixel
+        let y = height - 14
+        svg += "<path d=\"M20,\(f(y)) L\(f(20 + barPx)),\(f(y)) M20,\(f(y - 5)) L20,\(f(y)) M\(f(20 + barPx)),\(f(y - 5)) L\(f(20 + barPx)),\(f(y))\" stroke=\"#222\" stroke-width=\"2\"/>\n"
+        svg += "<text x=\"\(f(26 + barPx))\" y=\"\(f(y))\">\(nice >= 1000 ? "\(Int(nice / 1000)) km" : "\(Int(nice)) m")</text>\n"
+        // Legend.
+        let legend: [(String, String)] = [("#27ae60", "caught"), ("#e67e22", "late (> \(Int(lateAfter)) s)"), ("#c0392b", "missed (×) / refresh region (dashed)"), ("#8e44ad", "reported without ground truth / cluster")]
+        var lx = 20 + barPx + 90
+        for (c, t) in legend {
+            svg += "<circle cx=\"\(f(lx))\" cy=\"\(f(y - 4))\" r=\"5\" fill=\"\(c)\"/><text x=\"\(f(lx + 9))\" y=\"\(f(y))\">\(esc(t))</text>\n"
+            lx += Double(t.count) * 6.2 + 26
+        }
+        svg += "</svg>\n"
+        return svg
+    }
+}

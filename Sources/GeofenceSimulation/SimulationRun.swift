@@ -1,0 +1,111 @@
+import GeofenceBase
+import GeofenceLogs
+import GeofenceEvaluation
+import Foundation
+import GeofenceIndex
+import GeofencePlanning
+
+/// A whole simulation: ground truth by full evaluation, then every strategy on every device.
+public struct SimulationReport: Sendable {
+    public struct StrategyResult: Sendable {
+        public var name: String
+        public var overall: SimulationCounts
+        public var perDevice: [SimulationCounts]
+    }
+    public var os: OSModel
+    public var clusters: Bool
+    public var devices: [String]
+    public var strategies: [StrategyResult]
+    public var detected: [String: [ReportedEvent]]
+    public var fixes: Int
+    public var fences: Int
+
+    public var json: JSONValue {
+        func strat(_ name: String, _ c: SimulationCounts) -> JSONValue {
+            guard case .object(let o) = c.json else { return .null }
+            return .object([("name", .string(name))] + o)
+        }
+        return .object([
+            ("os", .object([("slots", .number(Double(os.slots))), ("min_radius", .number(os.minRadius)), ("max_radius", .number(os.maxRadius)),
+                            ("delay_s", .number(os.delay)), ("exit_distance", .number(os.exitDistance))])),
+            ("clusters", .bool(clusters)),
+            ("fixes", .number(Double(fixes))), ("fences", .number(Double(fences))),
+            ("strategies", .array(strategies.map { strat($0.name, $0.overall) })),
+            ("devices", .array(devices.enumerated().map { d, name in
+                .object([("device", .string(name)), ("strategies", .array(strategies.map { strat($0.name, $0.perDevice[d]) }))])
+            })),
+        ])
+    }
+
+    /// Strategies as columns.
+    public var table: String {
+        func f(_ d: Double?, _ digits: Int = 3) -> String { d.map { String(format: "%.\(digits)f", $0) } ?? "-" }
+        let rows: [(String, (SimulationCounts) -> String)] = [
+            ("recall enter", { f($0.recallEnter) }), ("recall exit", { f($0.recallExit) }),
+            ("precision enter", { f($0.precisionEnter) }), ("precision exit", { f($0.precisionExit) }),
+            ("delay p50 (s)", { f($0.percentile(0.5), 0) }), ("delay p95 (s)", { f($0.percentile(0.95), 0) }),
+            ("registrations/km", { f($0.registrationsPerKm, 2) }), ("removals/km", { f($0.removalsPerKm, 2) }),
+            ("registrations/h", { f($0.registrationsPerHour, 1) }),
+            ("re-plans/h", { f($0.replansPerHour, 2) }), ("guarantee broken (s)", { String(Int($0.brokenSeconds)) }),
+            ("truth enter/exit", { "\($0.truthEnter)/\($0.truthExit)" }),
+        ]
+        let w0 = rows.map { $0.0.count }.max()! + 2
+        let cols = strategies.map { s in rows.map { $0.1(s.overall) } }
+        let widths = strategies.enumerated().map { k, s in max(s.name.count, cols[k].map(\.count).max()!) + 2 }
+        var out = "".padding(toLength: w0, withPad: " ", startingAt: 0)
+        for (k, s) in strategies.enumerated() { out += String(repeating: " ", count: widths[k] - s.name.count) + s.name }
+        out += "\n"
+        for (r, row) in rows.enumerated() {
+            out += row.0.padding(toLength: w0, withPad: " ", startingAt: 0)
+            for k in strategies.indices { out += String(repeating: " ", count: widths[k] - cols[k][r].count) + cols[k][r] }
+            out += "\n"
+        }
+        return out
+    }
+}
+
+extension Simulator {
+    /// Runs ground truth and every strategy. `fixes` in log order with dense device indices.
+    public static func simulate(compiled: CompiledFences, circles: [OSCircle], os: OSModel, strategies: [Planner.Strategy],
+                                clusters: Bool, fixes: [Fix], deviceNames: [String], threads: Int) -> SimulationReport {
+        // Ground truth: full evaluation of the same trace (DESIGN §3, no margin, no dwell).
+        let run = EvaluationRun(compiled: compiled, settings: EvaluationSettings(), threads: threads)
+        var k = 0
+        while k < fixes.count { run.process(Array(fixes[k..<min(fixes.count, k + 65_536)])); k += 65_536 }
+        let n = deviceNames.count
+        var truth = Array(repeating: [ReportedEvent](), count: n)
+        for e in run.events where e.type != .dwell {
+            truth[Int(e.device)].append(ReportedEvent(device: e.device, fence: e.fence, type: e.type, time: e.time))
+        }
+        var byDevice = Array(repeating: [Fix](), count: n)
+        for f in fixes { byDevice[Int(f.device)].append(f) }
+        let sim = Simulator(compiled: compiled, circles: circles, os: os)
+        let fixesByDevice = byDevice, truthByDevice = truth
+        var results: [SimulationReport.StrategyResult] = []
+        var detectedAll: [String: [ReportedEvent]] = [:]
+        for s in strategies {
+            var per = Array(repeating: SimulationCounts(), count: n)
+            var det = Array(repeating: [ReportedEvent](), count: n)
+            per.withUnsafeMutableBufferPointer { pb in
+                det.withUnsafeMutableBufferPointer { db in
+                    let p = UnsafeShared(base: pb.baseAddress!), d = UnsafeShared(base: db.baseAddress!)
+                    DispatchQueue.concurrentPerform(iterations: max(1, min(threads, n))) { w in
+                        var dev = w
+                        while dev < n {
+                            var out: [ReportedEvent] = []
+                            p.base[dev] = sim.run(strategy: s, clusters: clusters, device: Int32(dev), fixes: fixesByDevice[dev], truth: truthByDevice[dev], detected: &out)
+                            d.base[dev] = out
+                            dev += max(1, min(threads, n))
+                        }
+                    }
+                }
+            }
+            var overall = SimulationCounts()
+            for c in per { overall.add(c) }
+            results.append(.init(name: s.rawValue, overall: overall, perDevice: per))
+            detectedAll[s.rawValue] = det.flatMap { $0 }
+        }
+        return SimulationReport(os: os, clusters: clusters, devices: deviceNames, strategies: results, detected: detectedAll,
+                                fixes: fixes.count, fences: compiled.fences.count)
+    }
+}
