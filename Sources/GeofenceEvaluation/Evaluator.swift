@@ -2,13 +2,23 @@ import GeofenceBase
 import GeofenceLogs
 import GeofenceIndex
 
-/// Evaluation settings (DESIGN §3).
+/// Evaluation settings (docs/evaluation.md).
 public struct EvaluationSettings: Sendable, Hashable {
+    /// The largest exit margin, metres (10,000 km: a quarter of the Earth's circumference).
+    public static let maximumExitMargin = 10_000_000.0
+
     /// Metres past the edge (beyond accuracy) before `inside` becomes `outside`.
     public var exitMargin: Double = 0
     /// Default dwell seconds for fences without their own `dwell` (nil: none).
     public var dwell: Double? = nil
-    public init(exitMargin: Double = 0, dwell: Double? = nil) { self.exitMargin = exitMargin; self.dwell = dwell }
+
+    /// Settings with an exit margin (metres) and a default dwell time (seconds).
+    /// - Precondition: `exitMargin` is in `0...maximumExitMargin`; `dwell`, when given, is finite and ≥ 0.
+    public init(exitMargin: Double = 0, dwell: Double? = nil) {
+        precondition(exitMargin >= 0 && exitMargin <= EvaluationSettings.maximumExitMargin, "exit margin must be in [0, 1e7] metres")
+        precondition(dwell.map { $0 >= 0 && $0.isFinite } ?? true, "dwell must be finite and >= 0")
+        self.exitMargin = exitMargin; self.dwell = dwell
+    }
 }
 
 /// The per-device state machine of DESIGN §3 over a fence index.

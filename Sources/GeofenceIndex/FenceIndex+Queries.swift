@@ -146,9 +146,10 @@ extension FenceIndex {
     /// reported are outside, beyond the margin.
     /// - Complexity: O(log n + k) expected for k fences whose boxes come
     ///   within `accuracy + exitMargin` of the point.
+    /// - Precondition: `accuracy` and `exitMargin` are ≥ 0 and their sum is finite
+    ///   (`EvaluationSettings` bounds the margin to 10,000 km, so any finite accuracy qualifies).
     public func forEachClassified(lat: Double, lon: Double, accuracy: Double = 0, exitMargin: Double = 0,
                                   _ body: (FenceClassification) -> Bool) {
-        // Both >= 0 (false for NaN) and finite: then so is their sum.
         precondition(accuracy >= 0 && exitMargin >= 0 && (accuracy + exitMargin).isFinite, "accuracy and margin must be finite and >= 0")
         var p = QueryPoint(lat: lat, lon: lon)
         _ = forEachCandidate(QueryWindow(p.window(metres: accuracy + exitMargin))) { r in

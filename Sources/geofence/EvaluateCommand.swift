@@ -34,8 +34,8 @@ enum EvaluateCommand {
         let format = EventWriter.Format(rawValue: try args.choice("--format", ["ndjson", "csv"], default: "ndjson"))!
         let cores = ProcessInfo.processInfo.activeProcessorCount
         let threads = try args.int("--threads", default: cores, min: 1, max: 1024)!
-        let margin = try args.double("--exit-margin", default: 0, min: 0)!
-        let dwell = try args.double("--dwell", default: nil, min: 0)
+        let margin = try args.double("--exit-margin", default: 0, min: 0, max: EvaluationSettings.maximumExitMargin)!
+        let dwell = try args.double("--dwell", default: nil, min: 0, max: 1e9)
         let skipInvalid = args.flag("--skip-invalid")
         let quiet = args.flag("--quiet")
         var options = LogReaderOptions()
