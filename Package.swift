@@ -23,7 +23,7 @@ let package = Package(
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
 
         // WGS84 geodesics (PROJ's geod_*, pure computation, thread-safe) and fast bounded approximations.
-        .target(name: "Geodesy", dependencies: ["CPROJ"], swiftSettings: checks),
+        .target(name: "Geodesy", swiftSettings: checks),
         // Swift over GEOS and PROJ: contexts, owned geometries, prepared predicates, WKT/WKB/GeoJSON, CRS transforms.
         .target(name: "GeometryKit", dependencies: ["CGEOS", "CPROJ", "Geodesy"], swiftSettings: checks),
         // Pure-Swift packed R-tree over compiled fences (no GEOS).
@@ -36,7 +36,7 @@ let package = Package(
         .executableTarget(name: "GeofenceBench", dependencies: ["GeofenceEngine", "FenceIndex", "Rotation", "GeometryKit", "Geodesy", "CGEOS"],
                           path: "Benchmarks/GeofenceBench"),
 
-        .testTarget(name: "GeodesyTests", dependencies: ["Geodesy"], swiftSettings: checks),
+        .testTarget(name: "GeodesyTests", dependencies: ["Geodesy", "CPROJ"], swiftSettings: checks),
         .testTarget(name: "GeometryKitTests", dependencies: ["GeometryKit"], resources: [.copy("Fixtures")], swiftSettings: checks),
         .testTarget(name: "FenceIndexTests", dependencies: ["FenceIndex", "Geodesy", "CGEOS"], swiftSettings: checks),
         .testTarget(name: "RotationTests", dependencies: ["Rotation", "FenceIndex", "Geodesy"], swiftSettings: checks),
