@@ -24,7 +24,7 @@ let package = Package(
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
 
         // WGS84 geodesics (Karney's algorithms in Swift) and fast bounded approximations.
-        .target(name: "Geodesy", dependencies: ["CPROJ"], swiftSettings: checks),
+        .target(name: "Geodesy", swiftSettings: checks),
         // Swift over GEOS and PROJ: contexts, owned geometries, prepared predicates, WKT/WKB/GeoJSON, CRS transforms.
         .target(name: "GeometryKit", dependencies: ["CGEOS", "CPROJ", "Geodesy"], swiftSettings: checks),
         // What every module shares: the error types, JSON and CSV codecs, atomic output files, SHA-256.
@@ -56,7 +56,7 @@ let package = Package(
         // Helpers shared by the test targets: seeded generators, brute-force references, the CLI runner.
         .target(name: "GeofenceTestSupport", dependencies: ["GeofenceKit", "GeometryKit", "Geodesy", "CGEOS"],
                 path: "Tests/GeofenceTestSupport", swiftSettings: checks),
-        .testTarget(name: "GeodesyTests", dependencies: ["Geodesy"], swiftSettings: checks),
+        .testTarget(name: "GeodesyTests", dependencies: ["Geodesy", "CPROJ"], swiftSettings: checks),
         .testTarget(name: "GeometryKitTests", dependencies: ["GeometryKit"], resources: [.copy("Fixtures")], swiftSettings: checks),
         .testTarget(name: "GeofenceIndexTests", dependencies: ["GeofenceIndex", "Geodesy", "GeofenceTestSupport", "CGEOS"], swiftSettings: checks),
         .testTarget(name: "GeofencePlanningTests", dependencies: ["GeofencePlanning", "GeofenceIndex", "Geodesy", "GeofenceTestSupport"], swiftSettings: checks),
