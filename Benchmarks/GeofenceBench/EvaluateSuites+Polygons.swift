@@ -1,7 +1,7 @@
 import GeofenceKit
 import GeofenceTestSupport
 
-/// End to end over synthetic polygon fences (issue 7): the county-outline sets of
+/// End to end over synthetic polygon fences: the county-outline sets of
 /// `Synthetic.polygons` (uniform at 10k and 100k, clustered at 10k), random-walk devices
 /// starting near the fences' centres, `EvaluationRun.process` at 1 and 2 threads.
 extension EvaluateSuites {

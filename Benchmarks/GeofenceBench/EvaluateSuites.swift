@@ -2,7 +2,7 @@ import Foundation
 import GeofenceTestSupport
 import GeofenceKit
 
-/// The evaluate suites (issue 4 item 8, issue 7): end to end from in-memory
+/// The evaluate suites: end to end from in-memory
 /// fixes and from a CSV file, 1 and 2 threads, synthetic and real.
 struct EvaluateSuites {
     let options: BenchOptions
@@ -140,7 +140,7 @@ struct EvaluateSuites {
         }
     }
 
-    /// Checks the index against the brute force on a sample of the fixes (state as DESIGN §3 with accuracy).
+    /// Checks the index against the brute force on a sample of the fixes (state as docs/evaluation.md with accuracy).
     func checkSample(_ index: FenceIndex, _ circles: [CircleRecord], _ batches: [[Fix]]) {
         let brute = BruteForce(circles)
         var rng = SeededRandom(seed: options.seed ^ 0x5EED_0005)

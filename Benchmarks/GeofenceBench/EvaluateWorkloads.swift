@@ -109,7 +109,7 @@ enum RandomWalk {
     }
 }
 
-/// Fingerprint of a run's events (order-dependent: DESIGN §3 order is part of the answer).
+/// Fingerprint of a run's events (order-dependent: docs/evaluation.md order is part of the answer).
 func eventFingerprint(_ run: EvaluationRun) -> (count: Int, hash: UInt64) {
     var h: UInt64 = 0
     let events = run.events

@@ -2,7 +2,7 @@ import Foundation
 import GeofenceTestSupport
 import GeofenceKit
 
-/// The index suites (issue 3 item 7): build, memory, point query, nearest-20,
+/// The index suites: build, memory, point query, nearest-20,
 /// each for our `FenceIndex`, the brute force and GEOS's STRtree, in one run.
 struct IndexSuites {
     let options: BenchOptions

@@ -2,7 +2,7 @@ import GeofenceKit
 import GeofenceTestSupport
 import Foundation
 
-/// Command line of `geofence-bench` (DESIGN §9).
+/// Command line of `geofence-bench` (docs/cli.md).
 struct BenchOptions {
     var quick = false
     var filters: [String] = []

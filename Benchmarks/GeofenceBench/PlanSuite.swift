@@ -2,7 +2,7 @@ import GeofenceKit
 import GeofenceTestSupport
 import Foundation
 
-/// Planning cost (issue 5): `Planner.plan` of the guaranteed strategy (nearest 20 by boundary
+/// Planning cost: `Planner.plan` of the guaranteed strategy (nearest 20 by boundary
 /// distance, refresh radius, cluster check) and of the two baselines, at 100k and 1M circles.
 ///
 /// Correctness inside the loop: before timing, every plan's monitored fences are compared with

@@ -7,7 +7,7 @@ import GeofenceTestSupport
 /// Written independently of the index (no latitude bands, no shared code): flat arrays of
 /// the polygons' boxes scanned in order, then, for a box that holds the point, the
 /// crossing-number test over every edge of the part, boundary inclusive (a point on any
-/// ring, shell or hole, is covered), planar in lon/lat like GEOS and DESIGN §1. The
+/// ring, shell or hole, is covered), planar in lon/lat like GEOS and docs/fences.md. The
 /// orientation is a plain floating-point cross product: it can only disagree with an exact
 /// predicate for points within ~1e-16° of an edge, which random queries do not produce.
 struct PolygonBruteForce {

@@ -3,7 +3,7 @@ import GeofenceTestSupport
 import GeofenceKit
 import GeometryKit
 
-/// Point queries over polygon fences (issue 3 item 2, issue 7): real outline sets (counties,
+/// Point queries over polygon fences: real outline sets (counties,
 /// countries) and seeded synthetic sets made from real outlines (`Synthetic.polygons`,
 /// uniform and clustered, 1k → 1M). Our index's point-in-polygon against GEOS's STRtree +
 /// prepared `covers`, the reference the tests use, and against a brute force on a sample.

@@ -115,7 +115,7 @@ struct OutlineTemplates {
 }
 
 extension Synthetic {
-    /// Seeded polygon fences from real outlines (issue 7): fence `i` is template `i mod
+    /// Seeded polygon fences from real outlines: fence `i` is template `i mod
     /// templates.count`, sized log-uniform 200 m – 5 km across, centred
     /// - **uniform**: uniformly by area over latitudes −60°…70°;
     /// - **clustered**: at a draw of the 300 Zipf-weighted cities of `clustered(count:queries:seed:)`.

@@ -2,7 +2,7 @@ import Foundation
 import GeofenceTestSupport
 import GeofenceKit
 
-/// The real data sets of DESIGN §8: committed samples under data/ and the
+/// The real data sets of data/README.md: committed samples under data/ and the
 /// large sets `scripts/fetch-data` writes to data/fetched/.
 struct RealData {
     let root: String

@@ -3,7 +3,7 @@ import GeofenceTestSupport
 import Foundation
 import GeofenceKit
 
-/// Subsets (issue 7 "subset tiles", DESIGN §5): tile-bundle builds, the bbox / radius /
+/// Subsets (docs/subsets.md): tile-bundle builds, the bbox / radius /
 /// nearest-N selectors of `geofence subset`, and the end-to-end bundle write.
 ///
 /// - **Bundles**: `TileBundler.bundle(for:scratch:)` over every tile of a region at a zoom,

@@ -2,7 +2,7 @@ import Foundation
 import GeofenceTestSupport
 import GeofenceKit
 
-// geofence-bench: the benchmark runner (DESIGN §9, issues 3, 4 and 7).
+// geofence-bench: the benchmark runner (docs/cli.md).
 
 #if DEBUG
 FileHandle.standardError.write(Data("""

@@ -1,5 +1,5 @@
 #!/bin/sh
-# A throw-away PostgreSQL + PostGIS server for the peers (issue 7): Debian's packages, a fresh
+# A throw-away PostgreSQL + PostGIS server for the peers: Debian's packages, a fresh
 # cluster in a temporary directory, listening only on a Unix socket there (no TCP), run as the
 # postgres user, stopped and deleted by `postgis.sh stop DIR`.
 #

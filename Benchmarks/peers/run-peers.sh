@@ -1,5 +1,5 @@
 #!/bin/sh
-# The side-by-side comparison of issue 4/7: geofence vs shapely 2 and DuckDB spatial on the same
+# The side-by-side comparison of the peers: geofence vs shapely 2 and DuckDB spatial on the same
 # real files, in one run. Installs the peers into Benchmarks/peers/.venv (git-ignored) from PyPI.
 #
 #   Benchmarks/peers/run-peers.sh            table on stdout; JSON in Benchmarks/results/

@@ -2,7 +2,7 @@ import GeofenceBase
 import GeofenceLogs
 import GeofenceIndex
 
-/// Per-(device, fence) state of DESIGN §3, kept sparse: a device remembers only
+/// Per-(device, fence) state of docs/evaluation.md, kept sparse: a device remembers only
 /// the fences it is inside or whose state is still unknown; every other fence is
 /// outside. A device inside nothing costs no allocation.
 ///

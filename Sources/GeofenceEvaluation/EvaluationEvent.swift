@@ -2,7 +2,7 @@ import GeofenceBase
 import GeofenceIndex
 import GeofenceLogs
 
-/// The kind of an evaluation event (DESIGN §3).
+/// The kind of an evaluation event (docs/evaluation.md).
 public enum EventType: UInt8, Sendable, Hashable, CaseIterable {
     case enter = 0
     case exit = 1
@@ -19,7 +19,7 @@ public enum EventType: UInt8, Sendable, Hashable, CaseIterable {
 
 /// One event: a device entered, left or dwelt in a fence at a fix.
 /// Compact (40 bytes) because a run keeps every event until it writes them in
-/// DESIGN §3 order (devices by first appearance, then time, then fence identifier).
+/// docs/evaluation.md order (devices by first appearance, then time, then fence identifier).
 public struct EvaluationEvent: Sendable, Hashable {
     public var device: Int32
     /// Fence slot in the compiled fence set.

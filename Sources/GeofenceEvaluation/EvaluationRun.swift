@@ -15,7 +15,7 @@ final class GroupCounter: Sendable {
     @inline(__always) func take() -> Int { value.wrappingAdd(1, ordering: .relaxed).oldValue }
 }
 
-/// What a run did: the summary DESIGN §3 and issue 4 ask for (stderr and `--summary`).
+/// What a run did: the summary docs/evaluation.md describes (stderr and `--summary`).
 public struct EvaluationSummary: Sendable {
     public var fixes = 0
     public var devices = 0
@@ -209,7 +209,7 @@ struct BatchSlice {
 
 /// Evaluates fixes against compiled fences with `threads` workers, partitioned by
 /// device, so each device's state lives on one thread at a time and the output is
-/// byte-identical whatever the thread count (DESIGN §3).
+/// byte-identical whatever the thread count (docs/evaluation.md).
 ///
 /// A batch goes in two phases. Queries: every fix is classified by the index
 /// (`FenceIndex.classify` does not depend on any state), in a spatial order
@@ -418,7 +418,7 @@ public final class EvaluationRun {
         return c
     }
 
-    /// Writes every event in DESIGN §3 order.
+    /// Writes every event in docs/evaluation.md order.
     public func write(to sink: inout some TextSink, format: EventWriter.Format, deviceName: (Int32) -> String) throws(GeofenceError) {
         let writer = EventWriter(format: format, fences: compiled.fences)
         var out = writer.header ?? ""

@@ -21,7 +21,7 @@ public struct EvaluationSettings: Sendable, Hashable {
     }
 }
 
-/// The per-device state machine of DESIGN §3 over a fence index.
+/// The per-device state machine of docs/evaluation.md over a fence index.
 ///
 /// `apply` takes one fix of one device with its classification by the index
 /// (which depends on the fix alone, so a caller may query the index for many

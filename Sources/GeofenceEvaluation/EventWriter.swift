@@ -3,7 +3,7 @@ import GeofenceIndex
 import GeofenceLogs
 import Foundation
 
-/// Formats events as NDJSON (default) or CSV (DESIGN §3): `device, fence, type,
+/// Formats events as NDJSON (default) or CSV (docs/evaluation.md): `device, fence, type,
 /// time, lat, lon` plus `initial` and `note`. Times are ISO 8601 UTC, with
 /// milliseconds only when the fix had a fraction of a second.
 public struct EventWriter {

@@ -9,7 +9,7 @@ public struct FenceFile: Sendable {
     public var problems: [FenceProblem]
 }
 
-/// Reads fences from GeoJSON FeatureCollections and CSV files (DESIGN §1).
+/// Reads fences from GeoJSON FeatureCollections and CSV files (docs/fences.md).
 ///
 /// Whole-file problems (unreadable file, malformed JSON, a CSV header without a
 /// required column) are thrown as `GeofenceError`. Problems with one feature or row

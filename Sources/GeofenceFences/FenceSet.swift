@@ -2,7 +2,7 @@ import GeofenceBase
 import GeofenceIndex
 
 /// Fences gathered from one or more files, with every problem found and
-/// duplicate identifiers across files rejected (DESIGN §1).
+/// duplicate identifiers across files rejected (docs/fences.md).
 public struct FenceSet: Sendable {
     public var fences: [Fence]
     public var problems: [FenceProblem]

@@ -4,7 +4,7 @@ import Foundation
 import Geodesy
 import GeometryKit
 
-/// What a phone can monitor reliably (DESIGN §1, issue 2): iOS fires unreliably
+/// What a phone can monitor reliably (docs/fences.md): iOS fires unreliably
 /// under ~100 m, and refuses radii over `maximumRegionMonitoringDistance`, a
 /// device-dependent value Apple does not publish; set `maxRadius` to what your
 /// devices report.

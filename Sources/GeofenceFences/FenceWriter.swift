@@ -2,7 +2,7 @@ import GeofenceBase
 import GeofenceIndex
 
 /// Writes fences back out as a GeoJSON FeatureCollection, one Feature per line,
-/// with every source property kept (DESIGN §1: unknown properties are written back untouched).
+/// with every source property kept (docs/fences.md: unknown properties are written back untouched).
 public enum FenceWriter {
     public static func geoJSON(_ fences: [Fence]) -> String {
         var out = "{\"type\":\"FeatureCollection\",\"features\":["

@@ -13,7 +13,7 @@ extension FenceIndex {
         return fenceContains(table.record(ofLive: Int(slot)), &p)
     }
 
-    /// The DESIGN §3 state of one fence for a fix with horizontal `accuracy`
+    /// The docs/evaluation.md state of one fence for a fix with horizontal `accuracy`
     /// and `exitMargin` (metres, >= 0); see `FenceState`.
     /// - Complexity: O(1) for circles, O(edges near the point) for polygons.
     public func state(of slot: Int32, lat: Double, lon: Double, accuracy: Double = 0, exitMargin: Double = 0) -> FenceState {

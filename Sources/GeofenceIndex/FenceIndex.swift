@@ -3,7 +3,7 @@ import Foundation
 import Geodesy
 
 /// An index of circle and polygon fences answering exact point, accuracy,
-/// radius, box and nearest-N queries (DESIGN §1, §3, §4).
+/// radius, box and nearest-N queries (docs/fences.md, docs/evaluation.md, docs/rotation.md).
 ///
 /// Fences are compiled into flat arrays (`FenceTable`) and indexed by their
 /// lon/lat boxes in a packed R-tree (`PackedRTree`, node capacity 16,

@@ -8,7 +8,7 @@ public struct Coordinate: Hashable, Sendable {
     public init(lon: Double, lat: Double) { self.lon = lon; self.lat = lat }
 }
 
-/// The shape of a fence (DESIGN §1).
+/// The shape of a fence (docs/fences.md).
 public enum FenceShape: Hashable, Sendable {
     /// Centre in degrees and radius in metres; inside means WGS84 geodesic distance ≤ radius.
     case circle(lat: Double, lon: Double, radius: Double)
@@ -19,7 +19,7 @@ public enum FenceShape: Hashable, Sendable {
     public var isCircle: Bool { if case .circle = self { return true }; return false }
 }
 
-/// Per-fence monitoring options (DESIGN §1), read from feature properties or CSV columns.
+/// Per-fence monitoring options (docs/fences.md), read from feature properties or CSV columns.
 public struct FenceOptions: Hashable, Sendable {
     public var notifyOnEntry = true
     public var notifyOnExit = true

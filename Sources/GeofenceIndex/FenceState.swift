@@ -2,7 +2,7 @@ import GeofenceBase
 import Geodesy
 
 /// The state of one fence for one fix with horizontal accuracy `a` and exit
-/// margin `M` (DESIGN §3). With distance `d` from the centre (circle) or
+/// margin `M` (docs/evaluation.md). With distance `d` from the centre (circle) or
 /// boundary distance `b` (polygon, see `FenceIndex.boundaryDistance`):
 ///
 /// | state | circle | polygon |

@@ -138,7 +138,7 @@ extension CompiledCircle {
         return nil
     }
 
-    /// DESIGN §3 state (see `FenceState`).
+    /// docs/evaluation.md state (see `FenceState`).
     @inline(__always)
     func state(_ p: inout QueryPoint, accuracy a: Double, margin m: Double) -> FenceState {
         let b = distanceBounds(&p)

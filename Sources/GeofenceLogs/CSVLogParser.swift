@@ -1,6 +1,6 @@
 import GeofenceBase
 
-/// CSV rows to fixes (DESIGN §2).
+/// CSV rows to fixes (docs/logs.md).
 ///
 /// - The first non-blank line is the header (a UTF-8 BOM before it is skipped); it must name
 ///   the device, time, lat and lon columns (``LogColumns``); accuracy is optional. A missing

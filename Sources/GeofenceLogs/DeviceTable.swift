@@ -2,7 +2,7 @@ import GeofenceBase
 import Glibc
 
 /// Device names and their dense indices (``Fix/device``), in order of first appearance, plus
-/// each device's previous fix (for the ordering and duplicate checks of DESIGN §2).
+/// each device's previous fix (for the ordering and duplicate checks of docs/logs.md).
 ///
 /// One table may be shared by several readers in turn (`--log a.csv --log b.csv`): a device
 /// keeps its index across the files, and its fixes must stay in time order across them, as if

@@ -13,7 +13,7 @@ public struct Fix: Hashable, Sendable {
     public var lat: Double
     /// Longitude in degrees, in [-180, 180].
     public var lon: Double
-    /// Horizontal accuracy in metres (≥ 0); 0 when the log has none (DESIGN §3).
+    /// Horizontal accuracy in metres (≥ 0); 0 when the log has none (docs/evaluation.md).
     public var accuracy: Double
 
     public init(device: Int32, time: Double, lat: Double, lon: Double, accuracy: Double = 0) {

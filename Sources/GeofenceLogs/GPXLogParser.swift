@@ -1,7 +1,7 @@
 import GeofenceBase
 import Glibc
 
-/// GPX 1.0 and 1.1 points to fixes (DESIGN §2), with a small streaming tag scanner (no DOM,
+/// GPX 1.0 and 1.1 points to fixes (docs/logs.md), with a small streaming tag scanner (no DOM,
 /// no Foundation): `<trkpt>`, `<wpt>` and `<rtept>` (``GPXPointKinds``) with `lat` / `lon`
 /// attributes and a `<time>` child; all of a file's points belong to one device.
 ///

@@ -1,6 +1,6 @@
 import GeofenceBase
 
-/// Which CSV columns (and NDJSON keys) hold the parts of a fix (DESIGN §2).
+/// Which CSV columns (and NDJSON keys) hold the parts of a fix (docs/logs.md).
 ///
 /// Defaults: `device,time,lat,lon,accuracy`; `accuracy` is optional (0 when the column is
 /// absent or a value is empty). Header names match exactly, else ASCII case-insensitively

@@ -1,6 +1,6 @@
 import GeofenceBase
 
-/// The location-log formats the readers understand (DESIGN §2). Each may be gzip-compressed;
+/// The location-log formats the readers understand (docs/logs.md). Each may be gzip-compressed;
 /// compression is detected from the content (magic bytes `1F 8B`), not the name.
 public enum LogFormat: String, Sendable, CaseIterable {
     /// CSV with a header (``LogColumns`` names the columns).

@@ -1,7 +1,7 @@
 import GeofenceBase
 
 /// Streams the fixes of one location log (CSV, NDJSON or GPX, plain or gzip, a file or stdin)
-/// in batches, with bounded memory (DESIGN §2, §6).
+/// in batches, with bounded memory (docs/logs.md, docs/errors.md).
 ///
 /// ```swift
 /// let reader = try LogReader(path: "data/virginia_beach_ais.csv")

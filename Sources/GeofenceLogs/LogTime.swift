@@ -2,7 +2,7 @@ import GeofenceBase
 
 /// Fix times from bytes: ISO 8601 date-times and Unix seconds, without Foundation.
 ///
-/// Accepted (DESIGN §2):
+/// Accepted (docs/logs.md):
 /// - ISO 8601 extended format `YYYY-MM-DD` + `T` (or `t`, or one space) + `hh:mm[:ss[.fraction]]`
 ///   + zone `Z` / `z` / `±hh:mm` / `±hhmm` / `±hh`. A date-time without a zone is read as UTC
 ///   (MarineCadastre's AIS CSV writes UTC that way). Seconds may be 60 (a leap second lands on

@@ -1,7 +1,7 @@
 import GeofenceBase
 import Glibc
 
-/// NDJSON lines to fixes (DESIGN §2): one flat JSON object per line, keys named as the CSV
+/// NDJSON lines to fixes (docs/logs.md): one flat JSON object per line, keys named as the CSV
 /// columns (``LogColumns``).
 ///
 /// A small scanner, not a full JSON parser: it finds the five keys of interest in the top-level

@@ -4,7 +4,7 @@ import Glibc
 /// The state every format's parser works on during a batch, passed `inout` so that the hot
 /// loop touches struct fields, not class properties: the window of decoded bytes
 /// (`base[pos..<end]`), the line counter, the skip counts, and the checks and messages shared
-/// by all formats (DESIGN §6).
+/// by all formats (docs/errors.md).
 struct ReadCore {
     let source: ByteSource
     /// The path as given, the prefix of every message.
@@ -189,7 +189,7 @@ struct ReadCore {
         return nil
     }
 
-    /// Checks a fix against its device's previous one (DESIGN §2: non-decreasing time; a
+    /// Checks a fix against its device's previous one (docs/logs.md: non-decreasing time; a
     /// duplicate is the same time and the same latitude and longitude, accuracy not compared),
     /// records it as the device's last fix and appends it to `batch`. A fix at the same time
     /// with another position is accepted (it is not a duplicate).

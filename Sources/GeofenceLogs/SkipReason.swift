@@ -1,6 +1,6 @@
 import GeofenceBase
 
-/// Why a row of a location log is bad input (DESIGN §6). Strict reading stops at the first;
+/// Why a row of a location log is bad input (docs/errors.md). Strict reading stops at the first;
 /// with ``LogReaderOptions/skipInvalid`` the row is skipped and counted under its reason.
 /// The raw values are stable names for summaries and JSON output.
 public enum SkipReason: String, CaseIterable, Sendable, Comparable {

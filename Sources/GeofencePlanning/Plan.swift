@@ -1,6 +1,6 @@
 import GeofenceIndex
 
-/// A planner's answer at one position (DESIGN §4).
+/// A planner's answer at one position (docs/rotation.md).
 public struct Plan: Hashable, Sendable {
     public var lat: Double
     public var lon: Double

@@ -2,7 +2,7 @@ import Foundation
 import GeofenceIndex
 import Geodesy
 
-/// The nearest-K rotation planner of DESIGN §4, and the two public-SDK baselines.
+/// The nearest-K rotation planner of docs/rotation.md, and the two public-SDK baselines.
 ///
 /// Pure Swift over `FenceIndex` (no GEOS), so it could run on a phone.
 public struct Planner: Sendable {

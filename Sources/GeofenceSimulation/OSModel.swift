@@ -4,7 +4,7 @@ import GeofenceLogs
 import GeofenceEvaluation
 import GeofencePlanning
 
-/// How the simulated operating system monitors regions (issue 5, DESIGN §4), with
+/// How the simulated operating system monitors regions (docs/rotation.md), with
 /// iOS-like defaults and where each comes from:
 ///
 /// - `slots` 20: "An app can register up to 20 regions at a time" (Apple,
@@ -22,7 +22,7 @@ import GeofencePlanning
 /// - A region registered while the device is already inside produces no enter event unless
 ///   the app asks for its state (`requestState`); `requestsState` says whether a strategy does.
 ///
-/// `delay 0, exitDistance 0, minRadius 0` is the ideal OS of DESIGN §4.
+/// `delay 0, exitDistance 0, minRadius 0` is the ideal OS of docs/rotation.md.
 public struct OSModel: Hashable, Sendable {
     public var slots = 20
     public var minRadius = 100.0

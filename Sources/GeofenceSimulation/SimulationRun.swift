@@ -68,7 +68,7 @@ extension Simulator {
     /// Runs ground truth and every strategy. `fixes` in log order with dense device indices.
     public static func simulate(compiled: CompiledFences, circles: [OSCircle], os: OSModel, strategies: [Planner.Strategy],
                                 clusters: Bool, fixes: [Fix], deviceNames: [String], threads: Int) -> SimulationReport {
-        // Ground truth: full evaluation of the same trace (DESIGN §3, no margin, no dwell).
+        // Ground truth: full evaluation of the same trace (docs/evaluation.md, no margin, no dwell).
         let run = EvaluationRun(compiled: compiled, settings: EvaluationSettings(), threads: threads)
         var k = 0
         while k < fixes.count { run.process(Array(fixes[k..<min(fixes.count, k + 65_536)])); k += 65_536 }

@@ -79,7 +79,7 @@ public struct SimulationCounts: Sendable {
 }
 
 /// Replays each device's fixes through a rotation strategy and an OS model, and compares
-/// what the app would report with full evaluation of the same trace (DESIGN §4).
+/// what the app would report with full evaluation of the same trace (docs/rotation.md).
 ///
 /// The app model: at start it plans and asks the state of every region; each OS event is
 /// delivered `delay` seconds after the fix that caused it; leaving the refresh region or

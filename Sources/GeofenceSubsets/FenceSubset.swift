@@ -13,7 +13,7 @@ public enum SubsetMode: String, Sendable, CaseIterable {
     case within
 }
 
-/// What to select (DESIGN §5).
+/// What to select (docs/subsets.md).
 public enum SubsetSelector: Sendable {
     /// Fences meeting a closed lon/lat box; `west > east` crosses the antimeridian.
     case bbox(GeoBox)
@@ -27,7 +27,7 @@ public enum SubsetSelector: Sendable {
 
 /// Regional subsets of compiled fences.
 ///
-/// Semantics, per shape (the index's definitions, DESIGN §1):
+/// Semantics, per shape (the index's definitions, docs/fences.md):
 /// - **bbox, intersects**: circle — the geodesic distance from its centre to
 ///   the box region is at most its radius; polygon — planar lon/lat
 ///   intersection with the box (`FenceIndex.forEachIntersecting`).

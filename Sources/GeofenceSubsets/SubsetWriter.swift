@@ -14,7 +14,7 @@ public enum SubsetFormat: String, Sendable, CaseIterable {
     case csv
 }
 
-/// Writes selected fences with their properties as read (DESIGN §1: unknown
+/// Writes selected fences with their properties as read (docs/fences.md: unknown
 /// properties are written back untouched; number literals keep their text).
 public enum SubsetWriter {
     /// - Throws: `GeofenceError.invalidArgument` (parameter `format`) for CSV when a fence is a polygon.

@@ -5,7 +5,7 @@ import Foundation
 import GeofenceIndex
 import Geodesy
 
-/// Tile bundles (DESIGN §5, issue 6): for a Web Mercator tile, every fence that
+/// Tile bundles (docs/subsets.md): for a Web Mercator tile, every fence that
 /// can be among the `k` nearest — by the planner's distance, `FenceIndex.distance`
 /// (0 inside, else the distance to the boundary) — for *some* point of the tile.
 ///

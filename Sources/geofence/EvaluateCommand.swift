@@ -4,7 +4,7 @@ import GeofenceKit
 enum EvaluateCommand {
     static let spec = CommandSpec(
         name: "evaluate",
-        summary: "Turn location logs into per-device enter/exit/dwell events (DESIGN §3).",
+        summary: "Turn location logs into per-device enter/exit/dwell events (docs/evaluation.md).",
         usage: "--fences <file> ... --log <file> [--log <file> ...] [-o <out>] [--format ndjson|csv] [--threads N] [--exit-margin M] [--dwell S] [--skip-invalid]",
         options: [
             .value("--fences", "-f", name: "file", repeatable: true, help: "GeoJSON FeatureCollection or CSV (id,lat,lon,radius,...)."),

@@ -16,7 +16,7 @@ enum ContainsCommand {
         ],
         discussion: """
         A fence is "inside" when the whole accuracy circle is inside it, "uncertain" when the
-        accuracy circle straddles its edge; fences not listed are outside (DESIGN §3).
+        accuracy circle straddles its edge; fences not listed are outside (docs/evaluation.md).
         Distances are metres to the fence boundary (0 when inside for `distance`).
         """)
 

@@ -1,7 +1,7 @@
 import Foundation
 import GeofenceKit
 
-/// `geofence subset`: regional subsets, and tile bundles with a coverage guarantee (DESIGN §5, issue 6).
+/// `geofence subset`: regional subsets, and tile bundles with a coverage guarantee (docs/subsets.md).
 enum SubsetCommand {
     static let spec = CommandSpec(
         name: "subset",

@@ -2,7 +2,7 @@ import Foundation
 import GeofenceKit
 
 /// `geofence <subcommand> [options]`. Errors go to stderr as `geofence <cmd>: error: ...`
-/// with the exit codes of DESIGN §9: 0 ok, 64 usage, 65 bad data, 66 missing input, 70 internal, 74 I/O.
+/// with the exit codes of docs/cli.md: 0 ok, 64 usage, 65 bad data, 66 missing input, 70 internal, 74 I/O.
 let version = "0.1.0"
 
 struct Subcommand {

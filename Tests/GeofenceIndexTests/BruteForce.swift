@@ -77,7 +77,7 @@ final class BruteForce {
 
         func containing() -> [Int32] { evals.filter { $0.value.covered }.keys.sorted() }
 
-        /// States per DESIGN §3, `nil` where a polygon distance is too close to a threshold to compare.
+        /// States per docs/evaluation.md, `nil` where a polygon distance is too close to a threshold to compare.
         func classify(accuracy a: Double, margin m: Double) -> [Int32: FenceState?] {
             var out: [Int32: FenceState?] = [:]
             for (s, e) in evals {

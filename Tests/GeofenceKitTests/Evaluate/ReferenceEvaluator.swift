@@ -11,7 +11,7 @@ import GeofenceKit
 @testable import GeofenceSimulation
 @testable import GeofenceSubsets
 
-/// An independent evaluation of DESIGN §3 for tests: every fix against every fence,
+/// An independent evaluation of docs/evaluation.md for tests: every fix against every fence,
 /// circles by the exact WGS84 geodesic, polygons by GEOS (covers, and the boundary
 /// distance measured from GEOS's nearest boundary point in the local plane of the fix).
 /// Dense state per (device, fence), no index, no shared code with the engine's evaluator.

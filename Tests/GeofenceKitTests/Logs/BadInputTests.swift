@@ -11,7 +11,7 @@ import GeofenceKit
 @testable import GeofenceSimulation
 @testable import GeofenceSubsets
 
-/// DESIGN §6 on location logs: every case's exact message (strict), and its skip reason (lenient).
+/// docs/errors.md on location logs: every case's exact message (strict), and its skip reason (lenient).
 final class BadInputTests: XCTestCase {
     var tmp = ""
     override func setUp() { tmp = makeTemporaryDirectory() }

@@ -11,7 +11,7 @@ import GeofenceKit
 @testable import GeofenceSimulation
 @testable import GeofenceSubsets
 
-/// Large logs stream: the reader's buffers stay at a few chunks whatever the log's size (DESIGN §6).
+/// Large logs stream: the reader's buffers stay at a few chunks whatever the log's size (docs/errors.md).
 final class StreamingTests: XCTestCase {
     var tmp = ""
     override func setUp() { tmp = makeTemporaryDirectory() }
