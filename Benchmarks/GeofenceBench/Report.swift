@@ -125,7 +125,7 @@ final class Report {
         }
         if !targets.isEmpty {
             print("")
-            print("== targets (issues 3 and 4; judged on this run, never asserted)")
+            print("== targets (judged on this run, never asserted)")
             for t in targets {
                 let verdict = t.met.map { $0 ? "met" : "MISSED" } ?? "not measured"
                 print("   " + pad(t.name, 52) + pad(t.goal, 14) + pad(t.shown, 18) + verdict)

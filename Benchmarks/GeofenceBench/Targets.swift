@@ -1,6 +1,6 @@
 import GeofenceKit
 import GeofenceTestSupport
-/// The performance targets of issues 3 and 4, judged on one run's figures.
+/// The performance targets of the index and the evaluator, judged on one run's figures.
 /// Reported in the table and the JSON; never asserted (timings are noisy).
 enum Targets {
     static func judge(_ report: Report) {
