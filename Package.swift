@@ -49,6 +49,8 @@ let package = Package(
                                                     "GeofencePlanning", "GeofenceSimulation", "GeofenceSubsets", "Geodesy"], swiftSettings: checks),
         // The command line: argument parsing, exit codes and wording over GeofenceKit.
         .executableTarget(name: "geofence", dependencies: ["GeofenceKit"], swiftSettings: checks),
+        // The library example of docs/library.md (built and compared with the CLI by the tests).
+        .executableTarget(name: "geofence-example", dependencies: ["GeofenceKit"], path: "docs/examples/QuickStart"),
         // The benchmark runner: GeofenceKit's public API against brute force and GEOS's STRtree.
         .executableTarget(name: "GeofenceBench", dependencies: ["GeofenceKit", "GeofenceTestSupport", "GeometryKit", "CGEOS"],
                           path: "Benchmarks/GeofenceBench"),
@@ -62,7 +64,7 @@ let package = Package(
         .testTarget(name: "GeofencePlanningTests", dependencies: ["GeofencePlanning", "GeofenceIndex", "Geodesy", "GeofenceTestSupport"], swiftSettings: checks),
         .testTarget(name: "GeofenceKitTests", dependencies: ["GeofenceKit", "GeometryKit", "Geodesy", "CGEOS", "GeofenceTestSupport"],
                     resources: [.copy("Fixtures")], swiftSettings: checks),
-        .testTarget(name: "GeofenceCLITests", dependencies: ["GeofenceKit", "GeofenceTestSupport", "geofence"], swiftSettings: checks),
+        .testTarget(name: "GeofenceCLITests", dependencies: ["GeofenceKit", "GeofenceTestSupport", "geofence", "geofence-example"], swiftSettings: checks),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -5,12 +5,20 @@ import GeofenceIndex
 /// Fences compiled for the hot path: the spatial index, options in flat arrays
 /// indexed by slot, and the source fences for output (identifiers, notes).
 public struct CompiledFences: Sendable {
+    /// The packed R-tree; slot k holds `fences[k]`.
     public let index: FenceIndex
+    /// The fences' options per slot, with the default dwell applied.
     public let options: CompiledOptions
+    /// The fences in slot order.
     public let fences: [Fence]
 
-    /// Compiles fences in order: slot k is `fences[k]`.
+    /// Compiles fences in order: slot k is `fences[k]`. `defaultDwell` (seconds) applies to
+    /// fences without their own `dwell` option.
+    /// - Throws: `GeofenceError.input` (`invalidRecord`) for a duplicate identifier or a shape
+    ///   the index cannot use, located at that fence's source.
+    /// - Complexity: O(n log n) for n fences (index build and identifier order).
     public init(_ fences: [Fence], defaultDwell: Double? = nil) throws(GeofenceError) {
+        let index: FenceIndex
         do {
             index = try FenceIndex(fences)
         } catch {
@@ -19,6 +27,10 @@ public struct CompiledFences: Sendable {
         for (k, f) in fences.enumerated() where index.slot(of: f.id) != Int32(k) {
             throw .internal("fence \(f.id) compiled to slot \(String(describing: index.slot(of: f.id))), expected \(k)")
         }
+        self.init(index: index, fences: fences, defaultDwell: defaultDwell)
+    }
+
+    init(index: FenceIndex, fences: [Fence], defaultDwell: Double?) {
         let order = fences.indices.sorted { fences[$0].id.utf8.lexicographicallyPrecedes(fences[$1].id.utf8) }
         var rank = [Int32](repeating: 0, count: fences.count)
         for (r, k) in order.enumerated() { rank[k] = Int32(r) }
@@ -28,7 +40,14 @@ public struct CompiledFences: Sendable {
             dwell: fences.map { $0.options.dwell ?? defaultDwell ?? -1 },
             repeats: fences.map { $0.options.repeats },
             idRank: rank)
+        self.index = index
         self.fences = fences
+    }
+
+    /// The same fences and index with another default dwell (seconds; nil for none).
+    /// - Complexity: O(n log n) for the options; the index is shared, not rebuilt.
+    public func withDefaultDwell(_ dwell: Double?) -> CompiledFences {
+        CompiledFences(index: index, fences: fences, defaultDwell: dwell)
     }
 }
 

@@ -239,8 +239,15 @@ public final class EvaluationRun {
     var slices: [BatchSlice] = []
     /// Per batch position, where its classifications are.
     var answers: [FixAnswer] = []
+    /// Devices seen so far (dense indices `0..<deviceCount`).
     public private(set) var deviceCount = 0
+    /// Fixes processed so far.
     public private(set) var fixes = 0
+    /// The devices of the last batch, in increasing index order (for `takeEvents`).
+    var batchDevices: [Int32] = []
+    /// Per device, the number of the last batch it was in (1-based; 0: none yet).
+    var lastBatch: [UInt32] = []
+    var batchNumber: UInt32 = 0
 
     /// Fewest fixes per slice of the multi-thread query phase (tests lower it).
     var minimumSlice = 4096
@@ -291,7 +298,15 @@ public final class EvaluationRun {
         if Int(maxDevice) >= deviceCount {
             for d in deviceCount...Int(maxDevice) { groups[d & (groupCount - 1)].append(DeviceTracker()) }
             deviceCount = Int(maxDevice) + 1
+            lastBatch.append(contentsOf: repeatElement(0, count: deviceCount - lastBatch.count))
         }
+        batchNumber &+= 1
+        batchDevices.removeAll(keepingCapacity: true)
+        for f in batch where lastBatch[Int(f.device)] != batchNumber {
+            lastBatch[Int(f.device)] = batchNumber
+            batchDevices.append(f.device)
+        }
+        batchDevices.sort()
         fixes += batch.count
         let n = batch.count
         if answers.count < n { answers = [FixAnswer](repeating: FixAnswer(start: 0, count: 0, worker: 0), count: n) }
@@ -408,8 +423,27 @@ public final class EvaluationRun {
         }
     }
 
-    /// Events of every device, devices in order of first appearance.
+    /// Events of every device held by the run, devices in order of first appearance.
+    /// - Complexity: O(devices + events).
     public var events: [EvaluationEvent] { (0..<deviceCount).flatMap { tracker($0).events } }
+
+    /// Moves the events held for the devices of the last batch out of the run: devices
+    /// in order of first appearance, each device's events in time order, events of one
+    /// fix by fence identifier then type. Called after every `process`, it returns each
+    /// batch's events as they happen (the streaming order, docs/evaluation.md) and keeps
+    /// the run's memory flat; `events`, `eventCounts` and `write` then see only what was
+    /// not taken.
+    /// - Complexity: O(k log k + e) for k devices in the batch and e events taken.
+    public func takeEvents() -> [EvaluationEvent] {
+        var out: [EvaluationEvent] = []
+        for d in batchDevices {
+            let g = Int(d) & (groupCount - 1), k = Int(d) >> groupShift
+            if groups[g][k].events.isEmpty { continue }
+            out.append(contentsOf: groups[g][k].events)
+            groups[g][k].events.removeAll(keepingCapacity: true)
+        }
+        return out
+    }
 
     /// Event counts by type.
     public var eventCounts: [EventType: Int] {

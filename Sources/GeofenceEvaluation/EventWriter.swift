@@ -7,13 +7,21 @@ import Foundation
 /// time, lat, lon` plus `initial` and `note`. Times are ISO 8601 UTC, with
 /// milliseconds only when the fix had a fraction of a second.
 public struct EventWriter {
-    public enum Format: String, Sendable { case ndjson, csv }
+    /// Output formats (docs/evaluation.md#event-records).
+    public enum Format: String, Sendable {
+        /// One JSON object per line.
+        case ndjson
+        /// A header line, then one row per event.
+        case csv
+    }
 
+    /// The format written.
     public let format: Format
     let fenceIDs: [String]
     let notes: [String?]
     var buffer: [UInt8] = []
 
+    /// A writer for events over `fences` (slot order, as compiled).
     public init(format: Format, fences: [Fence]) {
         self.format = format
         fenceIDs = fences.map(\.id)
@@ -21,30 +29,41 @@ public struct EventWriter {
         buffer.reserveCapacity(1 << 16)
     }
 
+    /// The CSV header line; nil for NDJSON.
     public var header: String? {
         format == .csv ? "device,fence,type,time,lat,lon,initial,note\n" : nil
     }
 
-    /// Appends one event line to `out`.
+    /// Appends one event line to `out` (a run's compact event; `device` is its name).
     public func line(_ e: EvaluationEvent, device: String, into out: inout String) {
-        let fence = fenceIDs[Int(e.fence)]
-        let note = notes[Int(e.fence)]
+        Self.line(device: device, fence: fenceIDs[Int(e.fence)], type: e.type, initial: e.initial, time: e.time,
+                  lat: e.lat, lon: e.lon, note: notes[Int(e.fence)], format: format, into: &out)
+    }
+
+    /// Appends one event line to `out`.
+    public func line(_ e: Event, into out: inout String) {
+        Self.line(device: e.device, fence: e.fence, type: e.type, initial: e.initial, time: e.time,
+                  lat: e.lat, lon: e.lon, note: e.note, format: format, into: &out)
+    }
+
+    static func line(device: String, fence: String, type: EventType, initial: Bool, time: Double, lat: Double, lon: Double,
+                     note: String?, format: Format, into out: inout String) {
         switch format {
         case .ndjson:
             out += "{\"device\":"
             JSONWriter.writeString(device, to: &out)
             out += ",\"fence\":"
             JSONWriter.writeString(fence, to: &out)
-            out += ",\"type\":\"\(e.type.name)\",\"time\":\"\(Self.iso8601(e.time))\",\"lat\":\(Self.number(e.lat)),\"lon\":\(Self.number(e.lon))"
-            if e.initial { out += ",\"initial\":true" }
+            out += ",\"type\":\"\(type.name)\",\"time\":\"\(Self.iso8601(time))\",\"lat\":\(Self.number(lat)),\"lon\":\(Self.number(lon))"
+            if initial { out += ",\"initial\":true" }
             if let note {
                 out += ",\"note\":"
                 JSONWriter.writeString(note, to: &out)
             }
             out += "}\n"
         case .csv:
-            out += Self.csvField(device) + "," + Self.csvField(fence) + "," + e.type.name + "," + Self.iso8601(e.time) + ","
-            out += Self.number(e.lat) + "," + Self.number(e.lon) + "," + (e.initial ? "true" : "false") + "," + Self.csvField(note ?? "") + "\n"
+            out += Self.csvField(device) + "," + Self.csvField(fence) + "," + type.name + "," + Self.iso8601(time) + ","
+            out += Self.number(lat) + "," + Self.number(lon) + "," + (initial ? "true" : "false") + "," + Self.csvField(note ?? "") + "\n"
         }
     }
 

@@ -25,6 +25,19 @@ public final class DeviceTable {
     /// The name of device `index`.
     public func name(_ index: Int32) -> String { state.names[Int(index)] }
 
+    /// The index of a device name, adding the name when it is new (for hosts that
+    /// feed fixes themselves instead of reading a log).
+    /// - Complexity: O(name length) expected.
+    public func intern(_ name: String) -> Int32 {
+        var bytes = Array(name.utf8)
+        let n = bytes.count
+        return bytes.withUnsafeMutableBufferPointer { b -> Int32 in
+            // A Swift String is valid UTF-8, so interning never refuses it.
+            var empty: UInt8 = 0
+            return withUnsafeMutablePointer(to: &empty) { z in state.intern(UnsafePointer(b.baseAddress ?? z), n)! }
+        }
+    }
+
     /// The index of a device name, if it has been seen.
     /// - Complexity: O(name length).
     public func index(of name: String) -> Int32? {

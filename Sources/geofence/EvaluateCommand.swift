@@ -48,16 +48,16 @@ enum EvaluateCommand {
         options.device = args.value("--device")
 
         let start = DispatchTime.now()
-        let set = try FenceSet.load(paths: fencePaths, crs: args.value("--crs"))
-        let (fences, skippedFences) = try set.usable(skipInvalid: skipInvalid)
-        let compiled = try CompiledFences(fences, defaultDwell: dwell)
-        let run = EvaluationRun(compiled: compiled, settings: EvaluationSettings(exitMargin: margin, dwell: dwell), threads: threads)
+        let engine = try Geofencer(contentsOf: fencePaths, crs: args.value("--crs"), skipInvalid: skipInvalid)
+        let skippedFences = engine.skippedProblems
+        let run = EvaluationRun(compiled: engine.compiled.withDefaultDwell(dwell),
+                                settings: EvaluationSettings(exitMargin: margin, dwell: dwell), threads: threads)
         let loaded = DispatchTime.now()
 
         let devices = DeviceTable()
         var summary = EvaluationSummary()
         summary.threads = threads
-        summary.fences = fences.count
+        summary.fences = engine.fences.count
         let progress = Progress(enabled: !quiet && isatty(2) != 0)
         var batch: [Fix] = []
         batch.reserveCapacity(65_536)

@@ -24,9 +24,9 @@ enum ContainsCommand {
         let paths = try args.requiredAll("--fences")
         guard let at = try args.latLon("--at") else { throw CommandError.usage("geofence contains: missing required option '--at'") }
         let accuracy = try args.double("--accuracy", default: 0, min: 0)!
-        let compiled = try loadCompiled(paths, crs: args.value("--crs"), skipInvalid: args.flag("--skip-invalid"), command: "contains")
-        let answer = FenceQueries(compiled).contains(lat: at.lat, lon: at.lon, accuracy: accuracy)
-        FileHandle.standardOutput.write(Data((JSONWriter.string(answer) + "\n").utf8))
+        let engine = try loadFences(paths, crs: args.value("--crs"), skipInvalid: args.flag("--skip-invalid"), command: "contains")
+        let answer = engine.contains(lat: at.lat, lon: at.lon, accuracy: accuracy)
+        FileHandle.standardOutput.write(Data((JSONWriter.string(answer.json) + "\n").utf8))
         return 0
     }
 }
@@ -55,22 +55,22 @@ enum NearestCommand {
         let paths = try args.requiredAll("--fences")
         guard let at = try args.latLon("--at") else { throw CommandError.usage("geofence nearest: missing required option '--at'") }
         let k = try args.int("-k", default: 20, min: 2, max: 1_000_000)!
-        let compiled = try loadCompiled(paths, crs: args.value("--crs"), skipInvalid: args.flag("--skip-invalid"), command: "nearest")
-        let answer = FenceQueries(compiled).nearest(slots: k, lat: at.lat, lon: at.lon)
-        FileHandle.standardOutput.write(Data((JSONWriter.string(answer) + "\n").utf8))
+        let engine = try loadFences(paths, crs: args.value("--crs"), skipInvalid: args.flag("--skip-invalid"), command: "nearest")
+        let answer = engine.nearest(lat: at.lat, lon: at.lon, slots: k)
+        FileHandle.standardOutput.write(Data((JSONWriter.string(answer.json) + "\n").utf8))
         return 0
     }
 }
 
-/// Loads, checks and compiles fences for a query command; skipped counts go to stderr.
-func loadCompiled(_ paths: [String], crs: String?, skipInvalid: Bool, command: String) throws -> CompiledFences {
-    let set = try FenceSet.load(paths: paths, crs: crs)
-    let (fences, skipped) = try set.usable(skipInvalid: skipInvalid)
+/// Loads, checks and compiles fences for a command; skipped counts go to stderr.
+func loadFences(_ paths: [String], crs: String?, skipInvalid: Bool, command: String) throws -> Geofencer {
+    let engine = try Geofencer(contentsOf: paths, crs: crs, skipInvalid: skipInvalid)
+    let skipped = engine.skippedProblems
     if !skipped.isEmpty {
         let total = skipped.values.reduce(0, +)
         var line = "geofence \(command): skipped \(total) fence problem\(total == 1 ? "" : "s"):"
         for (kind, n) in skipped.sorted(by: { $0.key.rawValue < $1.key.rawValue }) { line += " \(kind.rawValue) \(n);" }
         FileHandle.standardError.write(Data((String(line.dropLast()) + "\n").utf8))
     }
-    return try CompiledFences(fences)
+    return engine
 }

@@ -93,7 +93,7 @@ enum SubsetCommand {
             label = "\(n) nearest to \(args.value("--at")!)"
         }
 
-        let compiled = try loadCompiled(paths, crs: args.value("--crs"), skipInvalid: args.flag("--skip-invalid"), command: "subset")
+        let compiled = try loadFences(paths, crs: args.value("--crs"), skipInvalid: args.flag("--skip-invalid"), command: "subset").compiled
         let slots = try FenceSubset.select(selector, mode: mode, in: compiled)
         let text = try SubsetWriter.text(slots.map { compiled.fences[Int($0)] }, format: format)
         if let out = args.value("--output") {
@@ -138,7 +138,7 @@ enum SubsetCommand {
             }
         }
 
-        let compiled = try loadCompiled(paths, crs: args.value("--crs"), skipInvalid: args.flag("--skip-invalid"), command: "subset")
+        let compiled = try loadFences(paths, crs: args.value("--crs"), skipInvalid: args.flag("--skip-invalid"), command: "subset").compiled
         let bundler = TileBundler(compiled: compiled, k: k, reach: reach, split: split ?? TileBundler.defaultSplit)
         let quiet = args.flag("--quiet")
         let progress: (@Sendable (Int, Int) -> Void)? = (!quiet && isatty(2) != 0) ? showProgress : nil

@@ -17,13 +17,13 @@ final class EvaluatorReferenceTests: XCTestCase {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent().path
 
-    func realFences() throws -> [Fence] {
+    static func realFences() throws -> [Fence] {
         let set = try FenceSet.load(paths: [Self.root + "/data/ports.csv", Self.root + "/data/us_counties_va_nc.geojson"], crs: nil)
         XCTAssertEqual(set.problems, [])
         return set.fences
     }
 
-    func realFixes(accuracySeed: UInt64?) throws -> [Fix] {
+    static func realFixes(accuracySeed: UInt64?) throws -> [Fix] {
         let reader = try LogReader(path: Self.root + "/data/virginia_beach_ais.csv")
         var fixes = try reader.readAll()
         if var s = accuracySeed {
@@ -52,7 +52,7 @@ final class EvaluatorReferenceTests: XCTestCase {
         }
     }
 
-    func compare(_ a: [ReferenceEvaluator.Event], _ b: [ReferenceEvaluator.Event], file: StaticString = #filePath, line: UInt = #line) {
+    static func compare(_ a: [ReferenceEvaluator.Event], _ b: [ReferenceEvaluator.Event], file: StaticString = #filePath, line: UInt = #line) {
         XCTAssertEqual(a.count, b.count, "event counts", file: file, line: line)
         if let k = zip(a, b).enumerated().first(where: { $0.element.0 != $0.element.1 })?.offset {
             XCTFail("first difference at event \(k): engine \(a[k]) vs reference \(b[k])", file: file, line: line)
@@ -60,44 +60,44 @@ final class EvaluatorReferenceTests: XCTestCase {
     }
 
     func testPlainEventsMatchReference() throws {
-        let fences = try realFences()
-        let fixes = try realFixes(accuracySeed: nil)
+        let fences = try Self.realFences()
+        let fixes = try Self.realFixes(accuracySeed: nil)
         let reference = ReferenceEvaluator(fences: fences, exitMargin: 0, dwell: nil).run(fixes)
         XCTAssertGreaterThan(reference.count, 300, "the trace must actually cross fences")
         XCTAssertTrue(reference.contains { $0.type == "exit" })
         XCTAssertTrue(reference.contains { $0.fence.hasPrefix("WPI") }, "port fences are entered")
         for threads in [1, 2] {
-            compare(try engineEvents(fences, fixes, settings: EvaluationSettings(), threads: threads), reference)
+            Self.compare(try engineEvents(fences, fixes, settings: EvaluationSettings(), threads: threads), reference)
         }
     }
 
     func testAccuracyMarginDwellAndOneShotMatchReference() throws {
-        var fences = try realFences()
+        var fences = try Self.realFences()
         for k in fences.indices {
             if k % 3 == 0 { fences[k].options.repeats = false }
             if k % 5 == 0 { fences[k].options.notifyOnExit = false }
             if k % 7 == 0 { fences[k].options.notifyOnEntry = false }
             if !fences[k].shape.isCircle && k % 2 == 0 { fences[k].options.dwell = 1800 }
         }
-        let fixes = try realFixes(accuracySeed: 42)
+        let fixes = try Self.realFixes(accuracySeed: 42)
         let settings = EvaluationSettings(exitMargin: 30, dwell: 600)
         let reference = ReferenceEvaluator(fences: fences, exitMargin: 30, dwell: 600).run(fixes)
         XCTAssertTrue(reference.contains { $0.type == "dwell" })
         XCTAssertTrue(reference.contains { $0.initial })
         for threads in [1, 2] {
-            compare(try engineEvents(fences, fixes, settings: settings, threads: threads), reference)
+            Self.compare(try engineEvents(fences, fixes, settings: settings, threads: threads), reference)
         }
     }
 
     /// With several threads a batch is cut into slices, each sorted, queried and
     /// grouped by whichever worker takes it: whatever the cut, the events are the reference's.
     func testSlicedBatchesMatchReference() throws {
-        let fences = try realFences()
-        let fixes = try realFixes(accuracySeed: 7)
+        let fences = try Self.realFences()
+        let fixes = try Self.realFixes(accuracySeed: 7)
         let settings = EvaluationSettings(exitMargin: 20, dwell: 900)
         let reference = ReferenceEvaluator(fences: fences, exitMargin: 20, dwell: 900).run(fixes)
         for (threads, batch, slice) in [(2, 6000, 100), (3, 2500, 64), (4, fixes.count, 1), (2, 777, 333)] {
-            compare(try engineEvents(fences, fixes, settings: settings, threads: threads, batch: batch, slice: slice), reference)
+            Self.compare(try engineEvents(fences, fixes, settings: settings, threads: threads, batch: batch, slice: slice), reference)
         }
     }
 
@@ -105,8 +105,8 @@ final class EvaluatorReferenceTests: XCTestCase {
     /// fixes share a cell); interleaved by time they are sorted spatially first.
     /// Either way the events are the reference's.
     func testTimeInterleavedLogMatchesReference() throws {
-        let fences = try realFences()
-        let grouped = try realFixes(accuracySeed: 11)
+        let fences = try Self.realFences()
+        let grouped = try Self.realFixes(accuracySeed: 11)
         var fixes = grouped.enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }.map(\.element)
         // Devices are numbered in order of first appearance, as a reader numbers them.
         var number: [Int32: Int32] = [:]
@@ -119,7 +119,7 @@ final class EvaluatorReferenceTests: XCTestCase {
         let settings = EvaluationSettings(exitMargin: 10, dwell: 600)
         let reference = ReferenceEvaluator(fences: fences, exitMargin: 10, dwell: 600).run(fixes)
         for (threads, slice) in [(1, 4096), (2, 500)] {
-            compare(try engineEvents(fences, fixes, settings: settings, threads: threads, batch: 3000, slice: slice), reference)
+            Self.compare(try engineEvents(fences, fixes, settings: settings, threads: threads, batch: 3000, slice: slice), reference)
         }
     }
 }

@@ -1,35 +1,45 @@
 import Foundation
-import XCTest
-import GeofenceTestSupport
 
-/// Runs the built `geofence` binary (it sits next to the test bundle) and captures its output.
-struct CLIResult {
-    var status: Int32
-    var stdout: String
-    var stderr: String
+/// What a run of a built executable gave: exit status and captured output.
+public struct CLIResult {
+    /// The exit status (or the signal number, for a killed process).
+    public var status: Int32
+    /// Everything written to standard output.
+    public var stdout: String
+    /// Everything written to standard error.
+    public var stderr: String
 }
 
-enum CLI {
-    static var productsDirectory: URL {
+/// Runs the package's built executables (they sit next to the test bundle) and finds its files.
+public enum CLI {
+    /// Where the build put the executables.
+    public static var productsDirectory: URL {
         URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
     }
 
-    static var packageRoot: URL {
+    /// The repository root.
+    public static var packageRoot: URL {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     }
 
-    static func fixture(_ name: String) -> String {
+    /// A file under Tests/GeofenceKitTests/Fixtures.
+    public static func fixture(_ name: String) -> String {
         packageRoot.appendingPathComponent("Tests/GeofenceKitTests/Fixtures/" + name).path
     }
 
-    static func data(_ name: String) -> String {
+    /// A file under data/.
+    public static func data(_ name: String) -> String {
         packageRoot.appendingPathComponent("data/" + name).path
     }
 
-    static func run(_ args: [String], stdin: String? = nil) throws -> CLIResult {
+    /// Runs `executable` (default `geofence`) with `args`, feeding `stdin` when given, from
+    /// `directory` (default: the current one), and waits for it.
+    public static func run(_ args: [String], stdin: String? = nil, executable: String = "geofence",
+                           directory: URL? = nil) throws -> CLIResult {
         let p = Process()
-        p.executableURL = productsDirectory.appendingPathComponent("geofence")
+        p.executableURL = productsDirectory.appendingPathComponent(executable)
         p.arguments = args
+        if let directory { p.currentDirectoryURL = directory }
         // Output goes to temporary files: no pipe can fill up and block the child.
         let outPath = tempPath("stdout"), errPath = tempPath("stderr")
         _ = FileManager.default.createFile(atPath: outPath, contents: nil)
@@ -56,7 +66,8 @@ enum CLI {
         return CLIResult(status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: e, as: UTF8.self))
     }
 
-    static func tempPath(_ name: String) -> String {
+    /// A fresh path in the temporary directory.
+    public static func tempPath(_ name: String) -> String {
         NSTemporaryDirectory() + "geofence-cli-\(UUID().uuidString)-" + name
     }
 }

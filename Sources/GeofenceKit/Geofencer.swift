@@ -1,0 +1,207 @@
+import Synchronization
+
+/// The library's entry point: fences loaded and compiled once, then asked questions.
+///
+/// ```swift
+/// let engine = try Geofencer(contentsOf: ["data/ports.csv"])
+/// for event in try engine.evaluate(log: "data/virginia_beach_ais.csv") { print(event) }
+/// let answer = engine.nearest(lat: 36.85, lon: -76.29, slots: 20)
+/// ```
+///
+/// A `Geofencer` is immutable and `Sendable`: share one between threads. Evaluating a
+/// log (`evaluate`) streams events batch by batch; hosts that receive fixes one by one
+/// (a service, a Spark partition) use an `EvaluationSession` instead. Semantics:
+/// docs/evaluation.md (events), docs/rotation.md (planning), docs/fences.md (fences).
+public final class Geofencer: Sendable {
+    /// The compiled fences (index, options per slot, the fences in slot order).
+    public let compiled: CompiledFences
+    /// Fence problems skipped when loading with `skipInvalid`, counted by kind (empty otherwise).
+    public let skippedProblems: [FenceProblem.Kind: Int]
+    /// The circles a phone registers for the fences (polygons as their enclosing circle),
+    /// computed with GEOS the first time a planner needs them.
+    private let osCircleCache = Mutex<[OSCircle]?>(nil)
+
+    /// The fences in slot order.
+    public var fences: [Fence] { compiled.fences }
+
+    /// Compiles fences made in code (or loaded by `FenceSet`).
+    /// - Throws: `GeofenceError.input` (`invalidRecord`) for a duplicate identifier or an unusable shape.
+    /// - Complexity: O(n log n) for n fences.
+    public init(fences: [Fence]) throws(GeofenceError) {
+        compiled = try CompiledFences(fences)
+        skippedProblems = [:]
+    }
+
+    /// Loads fence files (GeoJSON or CSV, docs/fences.md), checks them and compiles them.
+    /// - Parameters:
+    ///   - paths: fence files, read in order; identifiers must be unique across them.
+    ///   - crs: the CRS of projected inputs (e.g. `EPSG:2154`), reprojected to WGS84 by PROJ.
+    ///   - skipInvalid: drop fences with problems (counted in `skippedProblems`) instead of
+    ///     throwing the first.
+    /// - Throws: `GeofenceError.input` for a file that cannot be read or parsed, or (strict)
+    ///   the first fence problem as `invalidRecord`; `.invalidArgument` (`crs`) for an unknown CRS.
+    /// - Complexity: O(n log n) for n fences, plus GEOS validity checks of polygons.
+    public init(contentsOf paths: [String], crs: String? = nil, skipInvalid: Bool = false) throws(GeofenceError) {
+        let set = try FenceSet.load(paths: paths, crs: crs)
+        let (fences, skipped) = try set.usable(skipInvalid: skipInvalid)
+        compiled = try CompiledFences(fences)
+        skippedProblems = skipped
+    }
+
+    // MARK: Point queries
+
+    /// The fences whose state at a point with this accuracy is inside or uncertain (like
+    /// `CLLocationManager.requestState`), each with its boundary distance, by identifier.
+    /// - Precondition: `lat` in [-90, 90], `lon` finite, `accuracy` finite and ≥ 0.
+    /// - Complexity: O(log n + k) expected for k fences near the point.
+    public func contains(lat: Double, lon: Double, accuracy: Double = 0) -> Containment {
+        let index = compiled.index
+        var hits = index.classify(lat: lat, lon: lon, accuracy: accuracy)
+        hits.removeAll { $0.state != .inside && $0.state != .uncertain }
+        hits.sort { compiled.options.idRank[Int($0.slot)] < compiled.options.idRank[Int($1.slot)] }
+        func match(_ c: FenceClassification) -> FenceMatch {
+            FenceMatch(id: index.identifier(of: c.slot), distance: index.boundaryDistance(of: c.slot, lat: lat, lon: lon),
+                       isPolygon: index.isPolygon(c.slot))
+        }
+        return Containment(lat: lat, lon: lon, accuracy: accuracy,
+                           inside: hits.filter { $0.state == .inside }.map(match),
+                           uncertain: hits.filter { $0.state == .uncertain }.map(match))
+    }
+
+    /// The `slots − 1` fences nearest to a point by distance to their boundary (0 inside),
+    /// and the refresh radius: the distance to the nearest fence not monitored
+    /// (docs/rotation.md). Ties by identifier.
+    /// - Precondition: `slots` ≥ 2; `lat` in [-90, 90], `lon` finite.
+    /// - Complexity: O(slots · log n) expected.
+    public func nearest(lat: Double, lon: Double, slots: Int = 20) -> NearestFences {
+        precondition(slots >= 2, "a device needs at least one fence slot and the refresh region")
+        let index = compiled.index
+        let found = index.nearest(slots, lat: lat, lon: lon)
+        let monitored = found.prefix(slots - 1).map {
+            FenceMatch(id: index.identifier(of: $0.slot), distance: $0.distance, isPolygon: index.isPolygon($0.slot))
+        }
+        let next = found.count >= slots ? found[slots - 1] : nil
+        return NearestFences(lat: lat, lon: lon, slots: slots, monitor: monitored,
+                             refreshRadius: next?.distance, next: next.map { index.identifier(of: $0.slot) })
+    }
+
+    // MARK: Planning
+
+    /// The circle a phone registers for each fence: circles as they are, polygons as their
+    /// enclosing circle (GEOS), in slot order. Computed once.
+    /// - Throws: `GeofenceError.input` when GEOS cannot enclose a polygon.
+    /// - Complexity: O(total polygon vertices) the first time, O(1) after.
+    public func osCircles() throws(GeofenceError) -> [OSCircle] {
+        if let c = osCircleCache.withLock({ $0 }) { return c }
+        let c = try Simulator.osCircles(fences)
+        osCircleCache.withLock { $0 = c }
+        return c
+    }
+
+    /// A planner over these fences (docs/rotation.md): which fences a phone should monitor
+    /// at a position, and its refresh region.
+    /// - Throws: as `osCircles()`.
+    public func planner(settings: Planner.Settings = Planner.Settings(), strategy: Planner.Strategy = .guaranteed) throws(GeofenceError) -> Planner {
+        Planner(index: compiled.index, circles: try osCircles(), settings: settings, strategy: strategy)
+    }
+
+    // MARK: Evaluation
+
+    /// Evaluates location logs read in order as one log (CSV, NDJSON or GPX, gzip or not;
+    /// `-` for standard input; docs/logs.md), streaming the events as they are found.
+    ///
+    /// The stream reads `batchSize` fixes at a time and yields each batch's events: devices in
+    /// order of first appearance, each device's events in time order, events of one fix by
+    /// fence identifier (docs/evaluation.md#order). With one batch (a log of at most
+    /// `batchSize` fixes) that is the order `geofence evaluate` writes.
+    /// - Throws: `GeofenceError.input` when the first log cannot be opened; later errors
+    ///   (bad rows in strict mode, read failures) come from the stream.
+    public func evaluate(logs: [String], options: LogReaderOptions = LogReaderOptions(),
+                         settings: EvaluationSettings = EvaluationSettings(), threads: Int = 1,
+                         batchSize: Int = 65_536) throws(GeofenceError) -> EventStream {
+        try EventStream(compiled: settings.dwell == nil ? compiled : compiled.withDefaultDwell(settings.dwell),
+                        logs: logs, options: options, settings: settings, threads: threads, batchSize: batchSize)
+    }
+
+    /// Evaluates one location log; see `evaluate(logs:options:settings:threads:batchSize:)`.
+    public func evaluate(log: String, options: LogReaderOptions = LogReaderOptions(),
+                         settings: EvaluationSettings = EvaluationSettings(), threads: Int = 1) throws(GeofenceError) -> EventStream {
+        try evaluate(logs: [log], options: options, settings: settings, threads: threads)
+    }
+
+    /// A session for hosts that feed fixes themselves (see `EvaluationSession`).
+    public func session(settings: EvaluationSettings = EvaluationSettings(), threads: Int = 1) -> EvaluationSession {
+        EvaluationSession(compiled: settings.dwell == nil ? compiled : compiled.withDefaultDwell(settings.dwell),
+                          settings: settings, threads: threads)
+    }
+}
+
+/// A fence near a point and its distance in metres: to its boundary for `contains`
+/// (how far inside, or how far the accuracy circle reaches over the edge), to its
+/// boundary (0 inside) for `nearest`.
+public struct FenceMatch: Hashable, Sendable {
+    /// The fence identifier.
+    public var id: String
+    /// Metres (see the type's description).
+    public var distance: Double
+    /// Whether the fence is a polygon (else a circle).
+    public var isPolygon: Bool
+
+    /// A match with every field given.
+    public init(id: String, distance: Double, isPolygon: Bool) { self.id = id; self.distance = distance; self.isPolygon = isPolygon }
+}
+
+/// The answer of `Geofencer.contains`: fences inside and uncertain at a point; every
+/// other fence is outside.
+public struct Containment: Hashable, Sendable {
+    /// The point, degrees.
+    public var lat: Double, lon: Double
+    /// Its horizontal accuracy, metres.
+    public var accuracy: Double
+    /// Fences that contain the whole accuracy circle, by identifier.
+    public var inside: [FenceMatch]
+    /// Fences whose edge the accuracy circle straddles, by identifier.
+    public var uncertain: [FenceMatch]
+
+    /// As `geofence contains` prints it (distances to the millimetre).
+    public var json: JSONValue {
+        func entry(_ m: FenceMatch) -> JSONValue {
+            .object([("id", .string(m.id)), ("boundary_distance", .number(millimetres(m.distance))),
+                     ("shape", .string(m.isPolygon ? "polygon" : "circle"))])
+        }
+        return .object([("lat", .number(lat)), ("lon", .number(lon)), ("accuracy", .number(accuracy)),
+                        ("inside", .array(inside.map(entry))), ("uncertain", .array(uncertain.map(entry)))])
+    }
+}
+
+/// The answer of `Geofencer.nearest`: the fences to monitor and the refresh region.
+public struct NearestFences: Hashable, Sendable {
+    /// The device position, degrees.
+    public var lat: Double, lon: Double
+    /// Regions the device can monitor (fences + the refresh region).
+    public var slots: Int
+    /// The `slots − 1` nearest fences by boundary distance (0 inside), nearest first.
+    public var monitor: [FenceMatch]
+    /// Radius of the refresh region in metres: the distance to the nearest fence not
+    /// monitored (nil when every fence is monitored).
+    public var refreshRadius: Double?
+    /// That nearest unmonitored fence.
+    public var next: String?
+
+    /// As `geofence nearest` prints it (distances to the millimetre).
+    public var json: JSONValue {
+        .object([
+            ("lat", .number(lat)), ("lon", .number(lon)), ("slots", .number(Double(slots))),
+            ("monitor", .array(monitor.map { m in
+                .object([("id", .string(m.id)), ("distance", .number(millimetres(m.distance))),
+                         ("shape", .string(m.isPolygon ? "polygon" : "circle"))])
+            })),
+            ("refresh", .object([("lat", .number(lat)), ("lon", .number(lon)),
+                                 ("radius", refreshRadius.map { .number(millimetres($0)) } ?? .null),
+                                 ("next", next.map { .string($0) } ?? .null)])),
+        ])
+    }
+}
+
+/// Metres rounded to the millimetre, for output.
+func millimetres(_ d: Double) -> Double { (d * 1000).rounded() / 1000 }
