@@ -45,7 +45,7 @@ enum SubsetCommand {
         bundle plans exactly as with the whole set. Tiles with no fence within --reach are omitted
         (listed as such in the manifest's counts). Tiles need latitudes within ±85.0511287798°.
         Rebuilding with the same input gives identical bytes; an existing manifest in --out (or
-        --previous) is compared and the changed tiles reported. See Sources/GeofenceEngine/Subset/README.md.
+        --previous) is compared and the changed tiles reported. See docs/subsets.md.
         """)
 
     static let tileOnly = ["--tiles", "-k", "--out", "--reach", "--split", "--threads", "--previous", "--changes"]
