@@ -4,8 +4,15 @@ import Foundation
 
 /// The fences read from one file, and the problems found in it.
 public struct FenceFile: Sendable {
+    /// The file's path (or the name given to ``FenceLoader/load(bytes:name:format:)``), as
+    /// used in every problem's location.
     public var path: String
+    /// The fences without a blocking problem, in file order. A fence whose only problems are
+    /// repairable is included as repaired: rings closed, coordinates clamped into range.
     public var fences: [Fence]
+    /// Every problem found, in file order; a fence with a non-repairable problem is not in
+    /// ``fences``. Duplicate identifiers and invalid polygons are found later, by
+    /// ``FenceSet/add(_:)`` and ``FenceValidator/checkPolygons(_:)``.
     public var problems: [FenceProblem]
 }
 
@@ -16,18 +23,33 @@ public struct FenceFile: Sendable {
 /// are collected in `FenceFile.problems`, each naming its feature or line, so
 /// `validate` can list all of them and other commands can stop at the first.
 public struct FenceLoader {
+    /// A fence file format: `geojson` (a FeatureCollection or one Feature), `csv` (circles,
+    /// header with `id,lat,lon,radius`); docs/fences.md#input-formats.
     public enum Format: String, Sendable { case geojson, csv }
 
     /// Reprojects coordinates (x = easting/lon, y = northing/lat) to WGS84 lon/lat in place.
     /// Set by the caller for `--crs`; nil means the input already is WGS84.
     public typealias Reprojector = (inout [Coordinate]) throws -> Void
 
+    /// The options every fence starts with before its own option properties apply;
+    /// default: ``FenceOptions/init()`` (notify on entry and exit, repeats, no dwell, no note).
     public var defaults = FenceOptions()
+    /// Called on the position of each GeoJSON Point and CSV row and on each ring, before the
+    /// range checks; a throw becomes the problem ``FenceProblem/Kind/reprojection`` for that
+    /// fence. When set, a CSV header with both `x` and `y` columns is read as `id,x,y,radius`.
+    /// Default nil.
     public var reproject: Reprojector? = nil
 
+    /// A loader with default options and no reprojection.
     public init() {}
 
-    /// Reads and parses a file; the format comes from the extension, else from the first byte.
+    /// Reads and parses a file; the format comes from the extension (`.csv`, `.tsv` → CSV;
+    /// `.geojson`, `.json` → GeoJSON), else from the first non-blank byte (`{` → GeoJSON, else CSV).
+    /// - Throws: ``GeofenceError/input(_:)`` with kind ``InputError/Kind/notFound``,
+    ///   ``InputError/Kind/notAFile``, ``InputError/Kind/cannotOpen(errno:)`` or
+    ///   ``InputError/Kind/readFailed(errno:)`` when the file cannot be read, and as
+    ///   ``load(bytes:name:format:)`` for its content.
+    /// - Complexity: O(file size + coordinates).
     public func load(path: String) throws(GeofenceError) -> FenceFile {
         let bytes = try readFile(path, what: "fences file")
         return try load(bytes: bytes, name: path, format: Self.format(path: path, bytes: bytes))
@@ -43,6 +65,13 @@ public struct FenceLoader {
         return k < bytes.count && bytes[k] == UInt8(ascii: "{") ? .geojson : .csv
     }
 
+    /// Parses the content of a fence file already in memory. `name` is used as the file in
+    /// every location. Problems of single fences are collected in ``FenceFile/problems``.
+    /// - Throws: ``GeofenceError/input(_:)`` with kind ``InputError/Kind/malformed`` for
+    ///   whole-file errors: an empty (blank) file, malformed JSON, a top level that is not a
+    ///   FeatureCollection or Feature, a FeatureCollection without `features`, a CSV syntax
+    ///   error, a CSV header without a required column or with a column twice.
+    /// - Complexity: O(bytes + coordinates).
     public func load(bytes: [UInt8], name: String, format: Format) throws(GeofenceError) -> FenceFile {
         let significant = bytes.contains { !($0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 || $0 == 0xEF || $0 == 0xBB || $0 == 0xBF) }
         guard significant else {

@@ -4,9 +4,14 @@ import GeometryKit
 
 extension FenceSet {
     /// Loads fence files, reprojecting from `crs` (e.g. "EPSG:2154") to WGS84 through
-    /// PROJ when given, and checks polygons with GEOS.
+    /// PROJ when given (docs/fences.md#projected-input---crs), and, when `checkPolygons`,
+    /// checks polygons with GEOS (``FenceValidator/checkPolygons(_:)``). `defaults` are the
+    /// options each fence starts from.
     /// - Throws: `GeofenceError.invalidArgument` (parameter `crs`) for an unknown CRS,
-    ///   `GeofenceError.input` for a file that cannot be read or parsed.
+    ///   `GeofenceError.input` for a file that cannot be read or parsed (as
+    ///   ``FenceLoader/load(path:)``), `GeofenceError.internal` when a GEOS context cannot be
+    ///   created.
+    /// - Complexity: O(total file size + coordinates), plus GEOS validity checks of the polygons.
     public static func load(paths: [String], crs: String?, defaults: FenceOptions = FenceOptions(),
                             checkPolygons: Bool = true) throws(GeofenceError) -> FenceSet {
         var loader = FenceLoader()
@@ -32,8 +37,15 @@ extension FenceSet {
         return set
     }
 
-    /// For commands that need clean fences: strict mode throws the first problem
-    /// (exit 65); lenient mode drops every fence with a problem and returns the counts by reason.
+    /// For commands that need clean fences (docs/fences.md#what-each-command-does-with-problems):
+    /// strict mode throws the first problem; lenient mode drops every fence named by a problem
+    /// (for a duplicate identifier, every fence with that identifier, the first included) and
+    /// returns the counts by problem kind. No problems: all fences and an empty count.
+    /// - Throws: when `skipInvalid` is false and there is a problem: ``GeofenceError/input(_:)``
+    ///   with kind ``InputError/Kind/invalidRecord(reason:)`` (the reason is
+    ///   ``FenceProblem/Kind/code``), the first problem's location and fence id, and a message
+    ///   saying how many more problems there are.
+    /// - Complexity: O(fences + problems).
     public func usable(skipInvalid: Bool) throws(GeofenceError) -> (fences: [Fence], skipped: [FenceProblem.Kind: Int]) {
         if problems.isEmpty { return (fences, [:]) }
         guard skipInvalid else {

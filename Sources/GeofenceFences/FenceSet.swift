@@ -4,15 +4,23 @@ import GeofenceIndex
 /// Fences gathered from one or more files, with every problem found and
 /// duplicate identifiers across files rejected (docs/fences.md).
 public struct FenceSet: Sendable {
+    /// The fences that were loaded, in file order; a duplicate identifier keeps only the
+    /// first definition here.
     public var fences: [Fence]
+    /// Every problem of every file, sorted by file (in ``files`` order), then line or feature.
     public var problems: [FenceProblem]
+    /// The paths of the files added, in order.
     public var files: [String]
 
+    /// A set from its parts, as given (no duplicate check, no sorting); empty by default.
     public init(fences: [Fence] = [], problems: [FenceProblem] = [], files: [String] = []) {
         self.fences = fences; self.problems = problems; self.files = files
     }
 
     /// Loads every file in order. Whole-file errors are thrown; per-fence problems are collected.
+    /// Polygons are not checked with GEOS here (see ``load(paths:crs:defaults:checkPolygons:)``).
+    /// - Throws: the first whole-file error, as ``FenceLoader/load(path:)`` throws it.
+    /// - Complexity: O(total file size + fences + p log p) for p problems.
     public static func load(paths: [String], loader: FenceLoader) throws(GeofenceError) -> FenceSet {
         var set = FenceSet()
         for p in paths {
@@ -23,6 +31,7 @@ public struct FenceSet: Sendable {
     }
 
     /// Adds a file's fences; a fence whose identifier is already present becomes a problem.
+    /// - Complexity: O(fences in the set + fences in `file` + p log p · files) for p problems.
     public mutating func add(_ file: FenceFile) {
         files.append(file.path)
         problems.append(contentsOf: file.problems)
@@ -46,6 +55,10 @@ public struct FenceSet: Sendable {
         }
     }
 
+    /// The number of circle fences.
+    /// - Complexity: O(fences).
     public var circleCount: Int { fences.reduce(0) { $0 + ($1.shape.isCircle ? 1 : 0) } }
+    /// The number of polygon and multipolygon fences.
+    /// - Complexity: O(fences).
     public var polygonCount: Int { fences.count - circleCount }
 }

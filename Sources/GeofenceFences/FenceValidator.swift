@@ -9,8 +9,13 @@ import GeometryKit
 /// device-dependent value Apple does not publish; set `maxRadius` to what your
 /// devices report.
 public struct PhoneLimits: Sendable, Hashable {
+    /// Metres: circles with a smaller radius get ``FenceWarning/Kind/smallRadius``. Default 100.
     public var minRadius: Double = 100
+    /// Metres: circles (and polygons' enclosing circles) with a larger radius are flagged as
+    /// over the platform maximum. Default 100 000 (100 km).
     public var maxRadius: Double = 100_000
+    /// Limits in metres; defaults 100 m and 100 km. Not checked (`minRadius` ≤ `maxRadius` is
+    /// the caller's business).
     public init(minRadius: Double = 100, maxRadius: Double = 100_000) {
         self.minRadius = minRadius; self.maxRadius = maxRadius
     }
@@ -18,7 +23,9 @@ public struct PhoneLimits: Sendable, Hashable {
 
 /// A circle a phone can monitor in place of a polygon.
 public struct EnclosingCircle: Sendable, Hashable {
+    /// Latitude of the centre in degrees.
     public var lat: Double
+    /// Longitude of the centre in degrees, in [-180, 180].
     public var lon: Double
     /// Metres: the geodesic distance from the centre to the farthest boundary point.
     public var radius: Double
@@ -29,18 +36,27 @@ public struct EnclosingCircle: Sendable, Hashable {
 public final class FenceValidator {
     let geos: GEOSContext
 
+    /// A validator with its own GEOS context.
+    /// - Throws: `GeofenceError.internal` when the GEOS context cannot be created.
     public init() throws(GeofenceError) {
         do { geos = try GEOSContext() } catch { throw .internal("cannot create a GEOS context: \(error)") }
     }
 
-    /// A GEOS geometry for a polygon fence's rings (lon/lat).
+    /// A GEOS geometry for a polygon fence's rings (x = lon, y = lat): a Polygon for one
+    /// polygon, else a MultiPolygon.
+    /// - Throws: `GEOSError` when GEOS rejects the rings (an unclosed ring, a ring of fewer
+    ///   than 4 points).
+    /// - Complexity: O(coordinates).
     public func geometry(_ polygons: [[[Coordinate]]]) throws -> Geometry {
         let converted = polygons.map { $0.map { $0.map { (x: $0.lon, y: $0.lat) } } }
         if converted.count == 1 { return try geos.polygon(rings: converted[0]) }
         return try geos.multiPolygon(converted)
     }
 
-    /// Adds a problem for every polygon GEOS finds invalid, with GEOS's reason.
+    /// Adds a problem for every polygon GEOS finds invalid (``FenceProblem/Kind/invalidPolygon``,
+    /// repairable, with GEOS's reason) or cannot build (``FenceProblem/Kind/malformedGeometry``),
+    /// then sorts `set.problems` by file, then line or feature. The fences themselves stay.
+    /// - Complexity: GEOS validity checks of every polygon (about O(n log n) in its vertices).
     public func checkPolygons(_ set: inout FenceSet) {
         var found: [FenceProblem] = []
         for f in set.fences {
@@ -76,6 +92,10 @@ public final class FenceValidator {
 
     /// Repairs what can be repaired: unclosed rings (already closed by the loader)
     /// and invalid polygons (through `GEOSMakeValid`, keeping the polygonal part).
+    /// Fences named by a non-repairable problem are left out and the problem is returned in
+    /// ``Repair/unrepairable``, with a problem for each polygon the repair fails on or
+    /// collapses; every fence with a repairable problem is listed in ``Repair/repaired``.
+    /// - Complexity: O(fences + problems), plus `GEOSMakeValid` on each invalid polygon.
     public func repair(_ set: FenceSet) -> Repair {
         var byFence: [String: [FenceProblem]] = [:]
         var unrepairable: [FenceProblem] = []
@@ -116,6 +136,9 @@ public final class FenceValidator {
     /// A multipolygon split at the antimeridian (Fiji, Chukotka) is shifted to one
     /// side (negative longitudes + 360°) when that makes it narrower, so its circle is
     /// not drawn around the whole world.
+    /// - Throws: `GEOSError` when GEOS cannot build the geometry,
+    ///   `GeometryInputError.emptyGeometry` for empty input.
+    /// - Complexity: O(coordinates + densified points), the latter one per 0.05° of edge length.
     public func enclosingCircle(_ polygons: [[[Coordinate]]]) throws -> EnclosingCircle {
         var polygons = polygons
         let lons = polygons.flatMap { $0.flatMap { $0.map(\.lon) } }
@@ -145,7 +168,9 @@ public final class FenceValidator {
     }
 
     /// Warnings for fences going to a phone: small radius, radius over the maximum,
-    /// polygons that a phone can only monitor as their enclosing circle.
+    /// polygons that a phone can only monitor as their enclosing circle (every polygon gets
+    /// this warning, unless its circle cannot be computed). In fence order.
+    /// - Complexity: O(circles) plus ``enclosingCircle(_:)`` for each polygon.
     public func warnings(_ fences: [Fence], limits: PhoneLimits) -> [FenceWarning] {
         var out: [FenceWarning] = []
         for f in fences {

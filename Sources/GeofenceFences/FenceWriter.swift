@@ -4,6 +4,9 @@ import GeofenceIndex
 /// Writes fences back out as a GeoJSON FeatureCollection, one Feature per line,
 /// with every source property kept (docs/fences.md: unknown properties are written back untouched).
 public enum FenceWriter {
+    /// The FeatureCollection text: one Feature per line (see ``feature(_:)``), ending in a
+    /// newline. An empty array gives a collection with no features.
+    /// - Complexity: O(coordinates + property text of all fences).
     public static func geoJSON(_ fences: [Fence]) -> String {
         var out = "{\"type\":\"FeatureCollection\",\"features\":["
         for (k, f) in fences.enumerated() {
@@ -14,7 +17,10 @@ public enum FenceWriter {
         return out
     }
 
-    /// The GeoJSON Feature of one fence. Circles carry `properties.radius` in metres.
+    /// The GeoJSON Feature of one fence: `id` as a string, the geometry, and the fence's
+    /// properties in source order. Circles carry `properties.radius` in metres (the existing
+    /// property keeps its text when it equals the radius, else it is replaced; appended when absent).
+    /// - Complexity: O(coordinates + properties).
     public static func feature(_ f: Fence) -> JSONValue {
         var props = f.properties
         if case .circle(_, _, let r) = f.shape {
@@ -27,6 +33,10 @@ public enum FenceWriter {
         return .object([("type", .string("Feature")), ("id", .string(f.id)), ("geometry", geometry(f.shape)), ("properties", .object(props))])
     }
 
+    /// The GeoJSON geometry of a shape, positions as `[lon, lat]`: a circle's centre as a
+    /// `Point` (the radius is not part of the geometry), one polygon as a `Polygon`, several
+    /// as a `MultiPolygon`.
+    /// - Complexity: O(coordinates).
     public static func geometry(_ shape: FenceShape) -> JSONValue {
         func pos(_ c: Coordinate) -> JSONValue { .array([.number(c.lon), .number(c.lat)]) }
         func poly(_ rings: [[Coordinate]]) -> JSONValue { .array(rings.map { .array($0.map(pos)) }) }

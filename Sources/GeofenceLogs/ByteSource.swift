@@ -44,9 +44,10 @@ final class ByteSource {
     private var memberEnded = false
 
     /// Opens `path` (`-` = stdin) and reads the first chunk.
-    /// - Throws: ``GeofenceError/missingInput(_:)`` when the file cannot be opened,
-    ///   ``GeofenceError/io(_:)`` when reading fails, ``GeofenceError/data(_:)`` when zlib
-    ///   cannot start.
+    /// - Throws: ``GeofenceError/input(_:)`` with kind ``InputError/Kind/notFound``,
+    ///   ``InputError/Kind/cannotOpen(errno:)`` or ``InputError/Kind/notAFile`` when the file
+    ///   cannot be opened or is a directory, ``InputError/Kind/readFailed(errno:)`` when reading
+    ///   fails, ``InputError/Kind/malformed`` when zlib cannot start.
     init(path: String, chunkSize: Int) throws(GeofenceError) {
         self.path = path
         self.chunkSize = chunkSize

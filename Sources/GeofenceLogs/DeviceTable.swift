@@ -14,6 +14,7 @@ import Glibc
 public final class DeviceTable {
     var state = DeviceState()
 
+    /// An empty table.
     public init() {}
 
     /// Number of devices seen.

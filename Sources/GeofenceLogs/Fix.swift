@@ -16,6 +16,8 @@ public struct Fix: Hashable, Sendable {
     /// Horizontal accuracy in metres (≥ 0); 0 when the log has none (docs/evaluation.md).
     public var accuracy: Double
 
+    /// A fix from its parts, stored as given: the ranges above are not checked here (the log
+    /// readers check them before they build a fix). `accuracy` defaults to 0 (unknown).
     public init(device: Int32, time: Double, lat: Double, lon: Double, accuracy: Double = 0) {
         self.device = device
         self.time = time

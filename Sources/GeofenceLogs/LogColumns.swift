@@ -6,12 +6,19 @@ import GeofenceBase
 /// absent or a value is empty). Header names match exactly, else ASCII case-insensitively
 /// when that is unambiguous.
 public struct LogColumns: Hashable, Sendable {
+    /// The column (key) holding the device id; default `device`.
     public var device: String
+    /// The column (key) holding the time, ISO 8601 or Unix seconds; default `time`.
     public var time: String
+    /// The column (key) holding the latitude in degrees; default `lat`.
     public var lat: String
+    /// The column (key) holding the longitude in degrees; default `lon`.
     public var lon: String
+    /// The column (key) holding the horizontal accuracy in metres; default `accuracy`. The
+    /// only optional column: when absent, every fix has accuracy 0.
     public var accuracy: String
 
+    /// Column names for each role; every role not given keeps its default name.
     public init(device: String = "device", time: String = "time", lat: String = "lat",
                 lon: String = "lon", accuracy: String = "accuracy") {
         self.device = device
@@ -21,6 +28,7 @@ public struct LogColumns: Hashable, Sendable {
         self.accuracy = accuracy
     }
 
+    /// The default names: `device`, `time`, `lat`, `lon`, `accuracy`.
     public static let `default` = LogColumns()
 
     /// The names in role order: device, time, lat, lon, accuracy.
@@ -29,7 +37,9 @@ public struct LogColumns: Hashable, Sendable {
     /// Parses a column spec (the CLI's `--columns` value): comma-separated `role=name` pairs, roles
     /// among `device`, `time`, `lat`, `lon`, `accuracy`; unnamed roles keep their defaults.
     /// Example: `device=mmsi,time=ts,lat=LAT,lon=LON`.
-    /// - Throws: `GeofenceError.invalidArgument` (parameter `columns`) naming the bad pair.
+    /// - Throws: `GeofenceError.invalidArgument` (parameter `columns`) naming the bad pair: a
+    ///   pair without `=`, an empty name, an unknown role, or a role given twice.
+    /// - Complexity: O(length of `spec`).
     public static func parse(_ spec: String) throws(GeofenceError) -> LogColumns {
         var columns = LogColumns()
         var seen: Set<String> = []

@@ -22,6 +22,7 @@ public enum LogFormat: String, Sendable, CaseIterable {
 
     /// The format a file name implies: `.csv`, `.ndjson` / `.jsonl`, `.gpx`, each optionally
     /// followed by `.gz` (case-insensitive). Nil for other names and for stdin (`-`).
+    /// - Complexity: O(length of `path`).
     public static func detect(path: String) -> LogFormat? {
         var name = Substring(path.lowercased())
         if let slash = name.lastIndex(of: "/") { name = name[name.index(after: slash)...] }

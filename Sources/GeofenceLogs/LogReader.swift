@@ -15,10 +15,12 @@ import GeofenceBase
 /// - Memory: about two read chunks (``LogReaderOptions/chunkSize``, 1 MiB) plus the longest
 ///   line, one compressed chunk for gzip, the caller's batch, and the ``DeviceTable`` (names and
 ///   the previous fix of each device). Nothing grows with the log's length.
-/// - Bad input: strict by default, the first bad row throws ``GeofenceError/data(_:)`` with
-///   `path:line: what is wrong`; with ``LogReaderOptions/skipInvalid`` bad rows are dropped and
-///   counted in ``skipped``. Whole-file problems (missing CSV columns, not GPX, a bad gzip
-///   stream, an unreadable file) always throw.
+/// - Bad input: strict by default, the first bad row throws ``GeofenceError/input(_:)`` with
+///   kind ``InputError/Kind/invalidRecord(reason:)`` (the reason is the ``SkipReason`` raw
+///   value) and the message `path:line: what is wrong`; with ``LogReaderOptions/skipInvalid``
+///   bad rows are dropped and counted in ``skipped``. Whole-file problems always throw, even
+///   with `skipInvalid`: missing CSV columns, not GPX, a bad gzip stream, an over-long line
+///   (``InputError/Kind/malformed``), a file that cannot be opened or read.
 /// - Order: fixes come in file order. Each device's fixes are checked to be in non-decreasing
 ///   time, and a fix identical in time and position to its device's previous fix is a
 ///   duplicate (see ``SkipReason``).
@@ -27,7 +29,10 @@ import GeofenceBase
 public final class LogReader {
     /// The path as given (`-` for stdin); the prefix of every error message.
     public let path: String
+    /// The format being read: `options.format`, else the one the file name implies, else the
+    /// one the first bytes suggest.
     public let format: LogFormat
+    /// The options the reader was opened with (`chunkSize` and `maxLineLength` at least 1).
     public let options: LogReaderOptions
     /// Device names by ``Fix/device`` index, in order of first appearance.
     public let devices: DeviceTable
@@ -48,8 +53,13 @@ public final class LogReader {
     ///   - path: a file, or `-` for standard input.
     ///   - devices: the device table to intern into; pass the previous reader's to read several
     ///     logs as one (same indices, time order checked across them).
-    /// - Throws: ``GeofenceError/missingInput(_:)`` (cannot open), ``GeofenceError/io(_:)``,
-    ///   ``GeofenceError/data(_:)`` (bad gzip header).
+    /// - Throws: ``GeofenceError/input(_:)`` with kind ``InputError/Kind/notFound`` (no such
+    ///   file), ``InputError/Kind/notAFile`` (a directory), ``InputError/Kind/cannotOpen(errno:)``,
+    ///   ``InputError/Kind/readFailed(errno:)`` (the first read failed), or
+    ///   ``InputError/Kind/malformed`` (zlib cannot start; when the format has to be guessed
+    ///   from the content, also a bad gzip stream or a first line over
+    ///   ``LogReaderOptions/maxLineLength``). Header problems (missing CSV columns, not GPX)
+    ///   come from the first ``next(into:max:)``.
     public init(path: String, options: LogReaderOptions = LogReaderOptions(), devices: DeviceTable = DeviceTable()) throws(GeofenceError) {
         self.path = path
         self.options = options
@@ -87,7 +97,14 @@ public final class LogReader {
 
     /// Replaces the contents of `batch` with the next fixes, at most `max` (the array's
     /// capacity is kept, so a reused batch does not allocate). Returns false, with `batch`
-    /// empty, at the end of the log; after an error the reader is finished too.
+    /// empty, at the end of the log; after an error the reader is finished too. `max` below 1
+    /// counts as 1.
+    /// - Throws: ``GeofenceError/input(_:)``: ``InputError/Kind/invalidRecord(reason:)`` for a
+    ///   bad row in strict mode (reason = ``SkipReason`` raw value); ``InputError/Kind/malformed``
+    ///   for whole-file problems (no usable CSV header: empty, malformed, a required column
+    ///   missing or twice; not a GPX file; a bad gzip stream; a line longer than
+    ///   ``LogReaderOptions/maxLineLength``);
+    ///   ``InputError/Kind/readFailed(errno:)`` when reading fails.
     /// - Complexity: O(bytes read).
     public func next(into batch: inout [Fix], max: Int = 8192) throws(GeofenceError) -> Bool {
         batch.removeAll(keepingCapacity: true)
@@ -113,6 +130,8 @@ public final class LogReader {
     }
 
     /// All remaining fixes in one array (tests and small files; large logs should use ``next(into:max:)``).
+    /// - Throws: as ``next(into:max:)``; the fixes read before the error are lost.
+    /// - Complexity: O(bytes read); memory O(fixes).
     public func readAll() throws(GeofenceError) -> [Fix] {
         var all: [Fix] = []
         var batch: [Fix] = []
@@ -124,6 +143,7 @@ public final class LogReader {
     public var skipped: [SkipReason: Int] { core.skipped }
 
     /// Total rows skipped.
+    /// - Complexity: O(number of distinct skip reasons), at most 15.
     public var skippedTotal: Int { core.skipped.values.reduce(0, +) }
 
     /// The first message of each skip reason (`path:line: what`), for the summary.

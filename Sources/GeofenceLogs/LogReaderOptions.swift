@@ -7,7 +7,8 @@ public struct LogReaderOptions: Sendable {
     public var format: LogFormat?
     /// CSV column names / NDJSON keys.
     public var columns: LogColumns
-    /// false (default): the first bad row throws ``GeofenceError/data(_:)``.
+    /// false (default): the first bad row throws ``GeofenceError/input(_:)`` with kind
+    /// ``InputError/Kind/invalidRecord(reason:)`` (docs/errors.md).
     /// true: bad rows are skipped and counted by ``SkipReason`` (`--skip-invalid`).
     public var skipInvalid: Bool
     /// GPX only: the device id; nil = the file name without directory and extensions
@@ -22,6 +23,9 @@ public struct LogReaderOptions: Sendable {
     /// without newlines cannot make the buffer grow without bound.
     public var maxLineLength: Int
 
+    /// Options with the defaults: format from the name or content, default columns, strict,
+    /// GPX device from the file name, all GPX point kinds, 1 MiB chunks, 64 MiB maximum line.
+    /// `chunkSize` and `maxLineLength` below 1 are raised to 1.
     public init(format: LogFormat? = nil, columns: LogColumns = .default, skipInvalid: Bool = false,
                 device: String? = nil, gpxPoints: GPXPointKinds = .all,
                 chunkSize: Int = 1 << 20, maxLineLength: Int = 64 << 20) {
@@ -37,7 +41,9 @@ public struct LogReaderOptions: Sendable {
 
 /// The GPX elements read as fixes.
 public struct GPXPointKinds: OptionSet, Sendable, Hashable {
+    /// The bits: 1 track points, 2 waypoints, 4 route points.
     public let rawValue: Int
+    /// A set from its bits (see ``rawValue``); other bits are kept but select nothing.
     public init(rawValue: Int) { self.rawValue = rawValue }
     /// `<trkpt>`: track points.
     public static let trackPoints = GPXPointKinds(rawValue: 1)
@@ -45,5 +51,6 @@ public struct GPXPointKinds: OptionSet, Sendable, Hashable {
     public static let waypoints = GPXPointKinds(rawValue: 2)
     /// `<rtept>`: route points.
     public static let routePoints = GPXPointKinds(rawValue: 4)
+    /// Track points, waypoints and route points (the default).
     public static let all: GPXPointKinds = [.trackPoints, .waypoints, .routePoints]
 }

@@ -21,7 +21,9 @@ public enum LogTime {
         return DecimalParser.parse(p, n)
     }
 
-    /// Parses a time given as a Swift string (tests, command-line arguments).
+    /// Parses a time given as a Swift string (tests, command-line arguments): Unix seconds, UTC.
+    /// Nil for empty text or text that is not a time; `nan` / `inf` come back non-finite.
+    /// - Complexity: O(length of `text`).
     public static func parse(_ text: String) -> Double? {
         var bytes = Array(text.utf8)
         let n = bytes.count

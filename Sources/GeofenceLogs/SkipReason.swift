@@ -37,5 +37,6 @@ public enum SkipReason: String, CaseIterable, Sendable, Comparable {
     /// Same device, same time, same latitude and longitude as the device's previous fix.
     case duplicateFix = "duplicate_fix"
 
+    /// Orders reasons by raw value (alphabetically), for summaries in a stable order.
     public static func < (a: SkipReason, b: SkipReason) -> Bool { a.rawValue < b.rawValue }
 }

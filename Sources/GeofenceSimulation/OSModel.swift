@@ -24,13 +24,26 @@ import GeofencePlanning
 ///
 /// `delay 0, exitDistance 0, minRadius 0` is the ideal OS of docs/rotation.md.
 public struct OSModel: Hashable, Sendable {
+    /// Regions the OS monitors at once, fences plus the refresh and cluster regions; default 20.
+    /// The planner needs at least 2 (one fence and the refresh region).
     public var slots = 20
+    /// Metres: the OS monitors every region with at least this radius; default 100.
     public var minRadius = 100.0
+    /// Metres: the largest region the planners register (refresh regions are capped at it; a
+    /// larger monitored fence breaks the plan). The simulated OS itself accepts any radius.
+    /// Default 100 000 (100 km).
     public var maxRadius = 100_000.0
+    /// Seconds between the fix that crosses a boundary and the delivery of the OS event;
+    /// default 20. 0 delivers at the same fix.
     public var delay = 20.0
+    /// Metres beyond a region's (effective) radius the device must be before the OS reports
+    /// the exit; default 100.
     public var exitDistance = 100.0
+    /// The iOS-like defaults listed above.
     public init() {}
 
+    /// The ideal OS of docs/rotation.md: no delay, no exit distance, no minimum radius
+    /// (20 slots and the 100 km maximum kept).
     public static let ideal: OSModel = {
         var m = OSModel()
         m.minRadius = 0; m.delay = 0; m.exitDistance = 0

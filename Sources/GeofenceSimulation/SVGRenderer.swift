@@ -10,13 +10,31 @@ import GeofencePlanning
 /// fences near it, the regions registered at each re-plan (refresh circles dashed), and the
 /// ground-truth events as caught, late or missed, plus reported events that match nothing.
 public struct SVGRenderer {
+    /// Width of the image in SVG pixels; default 1000. The map uses all but 20 px each side.
     public var width = 1000.0
+    /// Height of the image in SVG pixels; default 800. The map uses all but a 50 px title band
+    /// and a 30 px band for the scale bar and legend.
     public var height = 800.0
     /// An event reported more than this many seconds after ground truth is drawn as late.
     public var lateAfter = 60.0
 
+    /// A renderer with the defaults: 1000 × 800 px, late after 60 s.
     public init() {}
 
+    /// The SVG document of one device's replay (docs/rotation.md#render).
+    ///
+    /// The view is the trace's extent plus a margin (8 %, at least 0.005°) in a local
+    /// equirectangular projection. Fences are drawn when their OS circle reaches the view;
+    /// `plans` are the `(time, regions)` entries of
+    /// ``Simulator/run(strategy:clusters:device:fixes:truth:detected:plans:)``. Each
+    /// ground-truth event (dwell events ignored) is matched, in the order given, to the first
+    /// unmatched reported event of the same fence and type within `matchWindow` seconds
+    /// (default 900), and drawn at the first fix at or after its time as caught, late
+    /// (reported more than ``lateAfter`` seconds after it) or missed; unmatched reported
+    /// events are drawn too. `title` is escaped. No fixes: an empty `<svg/>` element.
+    /// - Precondition: `circles` has one entry per fence of `fences`, and every event's
+    ///   `fence` is an index into `fences` (both trap otherwise).
+    /// - Complexity: O(fences + 72 × regions of all plans + fixes × events + truth × detected).
     public func render(fences: [Fence], circles: [OSCircle], fixes: [Fix], truth: [ReportedEvent], detected: [ReportedEvent],
                        plans: [(time: Double, regions: [Region])], title: String, matchWindow: Double = 900) -> String {
         guard !fixes.isEmpty else { return "<svg xmlns=\"http://www.w3.org/2000/svg\"/>\n" }

@@ -6,20 +6,36 @@ import GeofenceIndex
 import GeofencePlanning
 
 /// A whole simulation: ground truth by full evaluation, then every strategy on every device.
+/// Metrics and output formats: docs/rotation.md#the-simulator.
 public struct SimulationReport: Sendable {
+    /// The results of one strategy.
     public struct StrategyResult: Sendable {
+        /// The strategy's name (``Planner/Strategy`` raw value: `guaranteed`, `centre`, `trigger`).
         public var name: String
+        /// The counts of all devices summed.
         public var overall: SimulationCounts
+        /// The counts of each device, indexed like ``SimulationReport/devices``.
         public var perDevice: [SimulationCounts]
     }
+    /// The OS model the strategies ran under.
     public var os: OSModel
+    /// Whether the guaranteed planner was allowed cluster regions.
     public var clusters: Bool
+    /// Device names, index = ``Fix/device``.
     public var devices: [String]
+    /// One result per strategy, in the order they were given.
     public var strategies: [StrategyResult]
+    /// The events the simulated app reported, by strategy name; device by device, each
+    /// device's in the order reported.
     public var detected: [String: [ReportedEvent]]
+    /// The number of fixes replayed.
     public var fixes: Int
+    /// The number of fences.
     public var fences: Int
 
+    /// The `-o REPORT.json` object (docs/rotation.md#the-simulator): `os`, `clusters`, `fixes`,
+    /// `fences`, `strategies` (overall counts), `devices` (per-device counts).
+    /// - Complexity: O(strategies × (devices + d log d)) for d matched delays (percentiles sort them).
     public var json: JSONValue {
         func strat(_ name: String, _ c: SimulationCounts) -> JSONValue {
             guard case .object(let o) = c.json else { return .null }
@@ -37,7 +53,9 @@ public struct SimulationReport: Sendable {
         ])
     }
 
-    /// Strategies as columns.
+    /// Strategies as columns: the text table `geofence simulate` prints (overall counts; `-`
+    /// for an undefined ratio).
+    /// - Complexity: O(strategies × d log d) for d matched delays (percentiles sort them).
     public var table: String {
         func f(_ d: Double?, _ digits: Int = 3) -> String { d.map { String(format: "%.\(digits)f", $0) } ?? "-" }
         let rows: [(String, (SimulationCounts) -> String)] = [
@@ -66,6 +84,16 @@ public struct SimulationReport: Sendable {
 
 extension Simulator {
     /// Runs ground truth and every strategy. `fixes` in log order with dense device indices.
+    ///
+    /// Ground truth is a full evaluation of `fixes` with default ``EvaluationSettings`` (no exit
+    /// margin, no dwell; dwell events dropped). Each strategy then replays every device
+    /// (``run(strategy:clusters:device:fixes:truth:detected:)``), devices in parallel on up to
+    /// `threads` threads (values below 1 count as 1). `circles` are the OS circles of the
+    /// fences, indexed like `compiled.fences`.
+    /// - Precondition: every fix's `device` is an index into `deviceNames`, and `os.slots` ≥ 2
+    ///   when there are fixes (both trap otherwise).
+    /// - Complexity: one full evaluation of the fixes, plus, per strategy, one replay of every
+    ///   fix (each a geodesic per registered region, and a plan per re-plan).
     public static func simulate(compiled: CompiledFences, circles: [OSCircle], os: OSModel, strategies: [Planner.Strategy],
                                 clusters: Bool, fixes: [Fix], deviceNames: [String], threads: Int) -> SimulationReport {
         // Ground truth: full evaluation of the same trace (docs/evaluation.md, no margin, no dwell).

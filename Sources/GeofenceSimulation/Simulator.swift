@@ -8,27 +8,46 @@ import GeofencePlanning
 
 /// An event the simulated app reports (what the device would see), or a ground-truth event.
 public struct ReportedEvent: Hashable, Sendable {
+    /// Device index (``Fix/device``).
     public var device: Int32
+    /// Fence index into ``CompiledFences/fences``.
     public var fence: Int32
+    /// `enter` or `exit` (ground-truth dwell events are dropped).
     public var type: EventType
+    /// Unix seconds: for ground truth the fix's time; for a reported event its delivery time
+    /// (the fix's time plus ``OSModel/delay`` for an OS event).
     public var time: Double
 
+    /// An event from its parts.
     public init(device: Int32, fence: Int32, type: EventType, time: Double) {
         self.device = device; self.fence = fence; self.type = type; self.time = time
     }
 }
 
-/// Counters of one strategy on one device.
+/// Counters of one strategy on one device (or summed over devices); the metrics of
+/// docs/rotation.md#the-simulator. All zero initially.
 public struct SimulationCounts: Sendable {
+    /// Ground-truth `enter` and `exit` events.
     public var truthEnter = 0, truthExit = 0
+    /// `enter` and `exit` events the simulated app reported.
     public var detectedEnter = 0, detectedExit = 0
+    /// Ground-truth `enter` and `exit` events matched by a reported event of the same device,
+    /// fence and type within ``Simulator/matchWindow``.
     public var matchedEnter = 0, matchedExit = 0
+    /// Seconds from each matched ground-truth event to its reported event (negative when the
+    /// app reported it early, e.g. through a circle enlarged to the OS minimum).
     public var delays: [Double] = []
+    /// Regions registered, the first plan's included.
     public var registrations = 0
+    /// Regions removed at re-plans.
     public var removals = 0
+    /// Re-plans, the first plan not counted.
     public var replans = 0
+    /// Distance travelled in metres: the sum of geodesics between consecutive fixes.
     public var metres = 0.0
+    /// Time covered in seconds: last fix − first fix (per device, summed).
     public var seconds = 0.0
+    /// Seconds spent under plans marked broken (until the next unbroken plan or the last fix).
     public var brokenSeconds = 0.0
 
     mutating func add(_ o: SimulationCounts) {
@@ -41,15 +60,27 @@ public struct SimulationCounts: Sendable {
     }
 
     static func ratio(_ a: Int, _ b: Int) -> Double? { b == 0 ? nil : Double(a) / Double(b) }
+    /// Matched ÷ ground-truth `enter` events, in [0, 1]; nil when there are none.
     public var recallEnter: Double? { Self.ratio(matchedEnter, truthEnter) }
+    /// Matched ÷ ground-truth `exit` events, in [0, 1]; nil when there are none.
     public var recallExit: Double? { Self.ratio(matchedExit, truthExit) }
+    /// Matched ÷ reported `enter` events, in [0, 1]; nil when none were reported.
     public var precisionEnter: Double? { Self.ratio(matchedEnter, detectedEnter) }
+    /// Matched ÷ reported `exit` events, in [0, 1]; nil when none were reported.
     public var precisionExit: Double? { Self.ratio(matchedExit, detectedExit) }
+    /// Regions registered per kilometre travelled; nil when the device did not move.
     public var registrationsPerKm: Double? { metres > 0 ? Double(registrations) / (metres / 1000) : nil }
+    /// Regions removed per kilometre travelled; nil when the device did not move.
     public var removalsPerKm: Double? { metres > 0 ? Double(removals) / (metres / 1000) : nil }
+    /// Regions registered per hour; nil when no time passed.
     public var registrationsPerHour: Double? { seconds > 0 ? Double(registrations) / (seconds / 3600) : nil }
+    /// Re-plans per hour; nil when no time passed.
     public var replansPerHour: Double? { seconds > 0 ? Double(replans) / (seconds / 3600) : nil }
 
+    /// The `p` quantile of ``delays`` in seconds, by nearest rank over the sorted delays
+    /// (index `round(p × (n − 1))`); `p` in [0, 1], values outside are clamped. Nil when
+    /// nothing matched.
+    /// - Complexity: O(n log n) for n delays (they are sorted on every call).
     public func percentile(_ p: Double) -> Double? {
         guard !delays.isEmpty else { return nil }
         let s = delays.sorted()
@@ -57,6 +88,10 @@ public struct SimulationCounts: Sendable {
         return s[k]
     }
 
+    /// The strategy object of the report JSON (docs/rotation.md#the-simulator), without its
+    /// `name`: ratios and delays rounded to 4 decimals (`null` when undefined),
+    /// `guarantee_broken_s` in whole seconds, `km` and `hours` to 2 decimals.
+    /// - Complexity: O(n log n) for n delays.
     public var json: JSONValue {
         func n(_ d: Double?) -> JSONValue { d.map { .number(($0 * 10000).rounded() / 10000) } ?? .null }
         return .object([
@@ -89,12 +124,18 @@ public struct SimulationCounts: Sendable {
 /// radius as a circle of that minimum; while the OS says the device is inside that region
 /// the app is awake and tests the fence's true shape at every fix.
 public struct Simulator: Sendable {
+    /// The fences: their true shapes (for refined fences) and the index the planner queries.
     public let compiled: CompiledFences
+    /// The circle the OS is given for each fence, indexed like `compiled.fences`: a circle
+    /// fence itself, a polygon's enclosing circle.
     public let circles: [OSCircle]
+    /// The simulated OS.
     public let os: OSModel
-    /// Events are matched to ground truth of the same device, fence and type within this window.
+    /// Events are matched to ground truth of the same device, fence and type within this
+    /// window, in seconds either side; default 900 (15 minutes).
     public var matchWindow = 900.0
 
+    /// A simulator; `circles` must have one entry per fence of `compiled`.
     public init(compiled: CompiledFences, circles: [OSCircle], os: OSModel) {
         self.compiled = compiled; self.circles = circles; self.os = os
     }
@@ -112,13 +153,21 @@ public struct Simulator: Sendable {
     }
 
     /// Simulates one device; `fixes` are that device's fixes in time order, `truth` its ground-truth events.
+    /// The events the app reports are appended to `out`; the returned counts include the
+    /// matching against `truth`. No fixes: zero counts, nothing appended.
+    /// - Precondition: `os.slots` ≥ 2 when `fixes` is not empty (the planner traps otherwise).
+    /// - Complexity: O(fixes × registered regions) geodesics, plus a plan per re-plan and
+    ///   O(truth × reported) for the matching.
     public func run(strategy: Planner.Strategy, clusters: Bool = true, device: Int32, fixes: [Fix], truth: [ReportedEvent],
                     detected out: inout [ReportedEvent]) -> SimulationCounts {
         var plans: [(time: Double, regions: [Region])] = []
         return run(strategy: strategy, clusters: clusters, device: device, fixes: fixes, truth: truth, detected: &out, plans: &plans)
     }
 
-    /// As above, also recording every plan's registered regions (for `geofence render`).
+    /// As above, also recording every plan's registered regions (for `geofence render`):
+    /// one `(time, regions)` entry per plan, the first plan's included, appended to `plans`.
+    /// - Precondition: `os.slots` ≥ 2 when `fixes` is not empty (the planner traps otherwise).
+    /// - Complexity: as ``run(strategy:clusters:device:fixes:truth:detected:)``.
     public func run(strategy: Planner.Strategy, clusters: Bool = true, device: Int32, fixes: [Fix], truth: [ReportedEvent],
                     detected out: inout [ReportedEvent], plans: inout [(time: Double, regions: [Region])]) -> SimulationCounts {
         var counts = SimulationCounts()

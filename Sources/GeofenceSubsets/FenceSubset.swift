@@ -46,6 +46,15 @@ public enum SubsetSelector: Sendable {
 /// Results: slots of `compiled`; bbox and polygon selections in input order,
 /// near and nearest by distance, ties by identifier.
 public enum FenceSubset {
+    /// The slots of `compiled` that `selector` selects, in the order given above. `mode`
+    /// applies to `bbox` and `within` only; `near` and `nearest` ignore it.
+    /// - Throws: only for `within`: ``GeofenceError/input(_:)`` with kind
+    ///   ``InputError/Kind/malformed`` (file = the region's path) when a region feature is
+    ///   invalid for GEOS or cannot be indexed; `GeofenceError.internal` when GEOS fails.
+    /// - Complexity: bbox, near, nearest: one index query plus O(r log r) sorting of r
+    ///   results (bbox `within`: O(vertices) per hit polygon); within: one box query per region
+    ///   feature plus a distance test (circles) or a GEOS predicate (polygons) per candidate
+    ///   and feature.
     public static func select(_ selector: SubsetSelector, mode: SubsetMode = .intersects,
                               in compiled: CompiledFences) throws(GeofenceError) -> [Int32] {
         let index = compiled.index

@@ -15,8 +15,13 @@ public struct SelectionRegion: Sendable {
     public var features: [[[[Coordinate]]]]
     /// Where each came from (feature index in the file), for messages.
     public var labels: [String]
+    /// The file the region was read from (`--bbox` for a box region), the file of every
+    /// error about it.
     public var path: String
 
+    /// A region from polygons already in memory (closed rings, lon/lat degrees), not checked
+    /// here: ``FenceSubset/select(_:mode:in:)`` rejects features GEOS finds invalid. `labels`
+    /// defaults to `feature 0`, `feature 1`, ...; `path` to `<region>`.
     public init(features: [[[[Coordinate]]]], labels: [String]? = nil, path: String = "<region>") {
         self.features = features
         self.labels = labels ?? features.indices.map { "feature \($0)" }
@@ -33,7 +38,16 @@ public struct SelectionRegion: Sendable {
         self.init(features: [polys], labels: ["bbox"], path: "--bbox")
     }
 
-    /// Reads a GeoJSON file. Missing file: exit 66; malformed or no polygon: exit 65.
+    /// Reads a GeoJSON file (docs/subsets.md#selectors): every Polygon and MultiPolygon of a
+    /// FeatureCollection, a Feature, a bare geometry or a GeometryCollection, one feature each.
+    /// GEOS validity is checked later, by ``FenceSubset/select(_:mode:in:)``.
+    /// - Throws: ``GeofenceError/input(_:)``: kind ``InputError/Kind/notFound``,
+    ///   ``InputError/Kind/notAFile``, ``InputError/Kind/cannotOpen(errno:)`` or
+    ///   ``InputError/Kind/readFailed(errno:)`` when the file cannot be read;
+    ///   ``InputError/Kind/malformed`` for malformed JSON, a geometry other than Polygon or
+    ///   MultiPolygon, a position out of range, an unclosed ring or one with fewer than 4
+    ///   positions, a ring crossing the antimeridian, or no polygon at all.
+    /// - Complexity: O(file size).
     public static func load(path: String) throws(GeofenceError) -> SelectionRegion {
         let bytes = try readFile(path, what: "polygon file")
         let root: JSONValue

@@ -17,7 +17,10 @@ public enum SubsetFormat: String, Sendable, CaseIterable {
 /// Writes selected fences with their properties as read (docs/fences.md: unknown
 /// properties are written back untouched; number literals keep their text).
 public enum SubsetWriter {
+    /// The text of `fences` in `format` (docs/subsets.md#output-formats), in the order given,
+    /// ending in a newline.
     /// - Throws: `GeofenceError.invalidArgument` (parameter `format`) for CSV when a fence is a polygon.
+    /// - Complexity: O(coordinates + property text of all fences).
     public static func text(_ fences: [Fence], format: SubsetFormat) throws(GeofenceError) -> String {
         switch format {
         case .geojson:

@@ -8,8 +8,11 @@ import GeofenceIndex
 /// `z` the world between latitudes ±`Tile.maxLatitude` is cut into 2^z × 2^z
 /// tiles, `x` growing east from -180°, `y` growing south from the top.
 public struct Tile: Hashable, Sendable, Comparable, CustomStringConvertible {
+    /// Zoom level, in [0, ``maxZoom``].
     public var z: Int
+    /// Column, in [0, 2^z): 0 starts at longitude -180°, growing east.
     public var x: Int
+    /// Row, in [0, 2^z): 0 starts at latitude +``maxLatitude``, growing south.
     public var y: Int
 
     /// The Web Mercator latitude limit, atan(sinh π) in degrees (85.0511287798°).
@@ -17,6 +20,8 @@ public struct Tile: Hashable, Sendable, Comparable, CustomStringConvertible {
     /// Zoom levels accepted (2^24 tiles a side at most).
     public static let maxZoom = 24
 
+    /// The tile `z/x/y`.
+    /// - Precondition: `0 ≤ z ≤ maxZoom`, `0 ≤ x < 2^z` and `0 ≤ y < 2^z`.
     public init(z: Int, x: Int, y: Int) {
         precondition(z >= 0 && z <= Tile.maxZoom && x >= 0 && y >= 0 && x < 1 << z && y < 1 << z, "tile out of range")
         self.z = z; self.x = x; self.y = y
@@ -25,6 +30,7 @@ public struct Tile: Hashable, Sendable, Comparable, CustomStringConvertible {
     /// `z/x/y`, the tile's path without extension.
     public var description: String { "\(z)/\(x)/\(y)" }
 
+    /// Orders by zoom, then column, then row (the manifest's tile order).
     public static func < (a: Tile, b: Tile) -> Bool {
         if a.z != b.z { return a.z < b.z }
         if a.x != b.x { return a.x < b.x }
@@ -69,8 +75,10 @@ public struct Tile: Hashable, Sendable, Comparable, CustomStringConvertible {
     }
 
     /// The tile holding a point.
-    /// - Throws: `GeofenceError.invalidArgument` when the latitude is outside ±`maxLatitude`
-    ///   (Web Mercator tiles do not reach the poles) or the zoom is out of range.
+    /// - Throws: `GeofenceError.invalidArgument`: parameter `latitude` when the latitude is
+    ///   outside ±`maxLatitude` (Web Mercator tiles do not reach the poles) or not finite,
+    ///   `longitude` when the longitude is outside [-180, 180], `zoom` when the zoom is outside
+    ///   [0, ``maxZoom``].
     public static func containing(lat: Double, lon: Double, zoom z: Int) throws(GeofenceError) -> Tile {
         try check(zoom: z)
         try check(latitude: lat, what: "latitude")
@@ -80,7 +88,10 @@ public struct Tile: Hashable, Sendable, Comparable, CustomStringConvertible {
 
     /// The tiles meeting a closed lon/lat box (crossing the antimeridian when
     /// `west > east`), ordered by column then row.
-    /// - Throws: `GeofenceError.invalidArgument` when a latitude is outside ±`maxLatitude`.
+    /// - Throws: `GeofenceError.invalidArgument`: parameter `south latitude` or `north latitude`
+    ///   when that latitude is outside ±`maxLatitude` or not finite, `zoom` when the zoom is
+    ///   outside [0, ``maxZoom``]. Longitudes are not checked (values outside [-180, 180] are
+    ///   clamped to the first or last column).
     public static func covering(_ box: GeoBox, zoom z: Int) throws(GeofenceError) -> TileRange {
         try check(zoom: z)
         try check(latitude: box.south, what: "south latitude")
@@ -95,6 +106,8 @@ public struct Tile: Hashable, Sendable, Comparable, CustomStringConvertible {
     }
 
     /// Every tile at a zoom.
+    /// - Throws: `GeofenceError.invalidArgument` (parameter `zoom`) when the zoom is outside
+    ///   [0, ``maxZoom``].
     public static func world(zoom z: Int) throws(GeofenceError) -> TileRange {
         try check(zoom: z)
         let n = 1 << z
@@ -114,10 +127,17 @@ public struct Tile: Hashable, Sendable, Comparable, CustomStringConvertible {
 
 /// A block of tiles at one zoom: column ranges (two when crossing the antimeridian) × a row range.
 public struct TileRange: Sendable, Hashable {
+    /// The zoom level of every tile of the range.
     public var zoom: Int
+    /// Column ranges, disjoint; two when the range crosses the antimeridian (`0...x1` and
+    /// `x0...(2^z − 1)`).
     public var columns: [ClosedRange<Int>]
+    /// The row range.
     public var rows: ClosedRange<Int>
 
+    /// A range from its parts, as given: not checked against the zoom (a tile outside
+    /// [0, 2^zoom) traps when it is made, e.g. by ``TileBundleWriter``), and the column ranges
+    /// should not overlap.
     public init(zoom: Int, columns: [ClosedRange<Int>], rows: ClosedRange<Int>) {
         self.zoom = zoom; self.columns = columns; self.rows = rows
     }
@@ -127,8 +147,11 @@ public struct TileRange: Sendable, Hashable {
         self.init(zoom: tile.z, columns: [tile.x...tile.x], rows: tile.y...tile.y)
     }
 
+    /// The number of tiles: columns × rows.
+    /// - Complexity: O(column ranges), at most 2 for ranges made by ``Tile``.
     public var count: Int { columns.reduce(0) { $0 + $1.count } * rows.count }
 
     /// Columns in increasing order.
+    /// - Complexity: O(c log c) for c columns.
     public var columnList: [Int] { columns.flatMap { Array($0) }.sorted() }
 }

@@ -7,7 +7,9 @@ import GeofenceIndex
 
 /// What `TileBundleWriter.build` did.
 public struct TileBuildReport: Sendable {
+    /// The zoom of the tiles built.
     public var zoom: Int
+    /// Fences per device the bundles were built for (``TileBundler/k``).
     public var k: Int
     /// Tiles in the requested range.
     public var considered: Int
@@ -21,16 +23,25 @@ public struct TileBuildReport: Sendable {
     public var bundleSizes: BundleSizes
     /// The comparison with the previous manifest, when there was one.
     public var changes: TileChanges?
+    /// Wall-clock seconds the build took, manifest included.
     public var seconds: Double
 }
 
 /// Distribution of bundle sizes over the written tiles.
+/// Quantiles are the sorted size at index ⌊n × q⌋ (n written tiles); all 0 when no tile
+/// was written.
 public struct BundleSizes: Sendable, Hashable {
+    /// Mean fences per written tile.
     public var mean: Double
+    /// Fewest fences in a written tile.
     public var min: Int
+    /// Median fences per written tile.
     public var p50: Int
+    /// 90th percentile of fences per written tile.
     public var p90: Int
+    /// 99th percentile of fences per written tile.
     public var p99: Int
+    /// Most fences in a written tile.
     public var max: Int
 
     init(_ counts: [Int]) {
@@ -44,11 +55,17 @@ public struct BundleSizes: Sendable, Hashable {
 
 /// Tiles that differ from a previous build: by checksum, or present in only one.
 public struct TileChanges: Sendable, Hashable {
+    /// Tiles written now but not listed in the previous manifest, by column then row.
     public var added: [Tile] = []
+    /// Tiles listed in the previous manifest but not written now, sorted (zoom, column, row).
     public var removed: [Tile] = []
+    /// Tiles in both whose checksum differs, by column then row.
     public var changed: [Tile] = []
+    /// The number of tiles in both with the same checksum.
     public var unchanged = 0
 
+    /// The `--changes` file object: `{"added":["z/x/y",...],"removed":[...],"changed":[...],"unchanged":n}`.
+    /// - Complexity: O(added + removed + changed).
     public var json: JSONValue {
         func list(_ t: [Tile]) -> JSONValue { .array(t.map { .string($0.description) }) }
         return .object([("added", list(added)), ("removed", list(removed)), ("changed", list(changed)),
@@ -57,7 +74,7 @@ public struct TileChanges: Sendable, Hashable {
 }
 
 /// Writes tile bundles: `DIR/z/x/y.geojson` for every tile of a range with
-/// some fence within reach, then `DIR/manifest.json` (see the Subset README).
+/// some fence within reach, then `DIR/manifest.json` (docs/subsets.md#files).
 ///
 /// Tiles are computed in parallel, one column at a time per worker; the
 /// bytes do not depend on the thread count (fences sorted by identifier
@@ -68,12 +85,36 @@ public struct TileChanges: Sendable, Hashable {
 /// the manifest there, same size on disk), rewrites changed ones, adds new
 /// ones and deletes those no longer written.
 public enum TileBundleWriter {
+    /// The manifest's file name in the output directory.
     public static let manifestName = "manifest.json"
+    /// The manifest's `format` value, the version of the bundle layout.
     public static let format = "geofence-tiles/1"
 
     /// Rows checked together for reach before looking at single tiles.
     static let rowGroup = 16
 
+    /// Builds the bundles of every tile of `range` into `outDir` (created when missing), then
+    /// writes the manifest (docs/subsets.md#tile-bundles).
+    /// - Parameters:
+    ///   - sources: the fence files the set was read from; their names, sizes and SHA-256 go
+    ///     into the manifest (the files are read again for that).
+    ///   - area: the selected area, written to the manifest as `[W,S,E,N]`; nil for the world.
+    ///   - previousDir: a directory whose manifest the build is compared with; nil compares
+    ///     with `outDir`'s own manifest when there is one. Only a comparison with `outDir`
+    ///     itself rebuilds in place (unchanged tiles not rewritten, omitted ones deleted).
+    ///   - threads: workers, one column at a time each (values below 1 count as 1); the bytes
+    ///     do not depend on it.
+    ///   - progress: called with (columns done, columns in total) after each column, from
+    ///     the worker threads.
+    /// - Returns: the counts, sizes and, when there was a previous manifest, the changes.
+    /// - Throws: ``GeofenceError/input(_:)`` when a source file or the previous manifest cannot
+    ///   be read (``InputError/Kind/notFound`` ... ``InputError/Kind/readFailed(errno:)``), or
+    ///   the manifest is not one (``InputError/Kind/malformed``); ``GeofenceError/output(_:)``
+    ///   when a directory, a tile file or the manifest cannot be created, written or renamed.
+    ///   After a failure the manifest is not written; tiles already written stay.
+    /// - Precondition: every tile of `range` is valid at its zoom (see ``Tile/init(z:x:y:)``).
+    /// - Complexity: ``TileBundler/bundle(for:scratch:)`` per tile that some fence may reach,
+    ///   plus O(fences) to serialise the features and O(bytes) to hash and write the tiles.
     public static func build(bundler: TileBundler, range: TileRange, outDir: String, sources: [String],
                              area: GeoBox? = nil, previousDir: String? = nil, threads: Int = 1,
                              progress: (@Sendable (Int, Int) -> Void)? = nil) throws(GeofenceError) -> TileBuildReport {
@@ -244,6 +285,7 @@ public enum TileBundleWriter {
 
     // MARK: Manifest
 
+    /// The manifest's `bound` member: the bound of ``TileBundler`` in one paragraph of ASCII.
     public static let boundDescription =
         "bundle(tile) = union over s x s cells C of {F : lb(C,F) <= U_C}; U_C = k-th smallest over the pool (the 2k fences nearest the tile centre) of ub(C,F) >= max over p in C of d(p,F) (circle: g(c,x)+R_C-r by the triangle inequality; polygon: sigma * max plane distance to an anchor on its boundary); lb(C,F) <= min over p in C of d(p,F) (sphere-bound box distances). If F is among the k nearest to p in C then lb <= d(p,F) <= D_k(p) <= U_C."
 
@@ -288,7 +330,13 @@ public enum TileBundleWriter {
         return out
     }
 
-    /// The tiles and checksums of a manifest.
+    /// The tiles and checksums of a manifest (lower-case hex SHA-256 by tile).
+    /// - Throws: ``GeofenceError/input(_:)``: kind ``InputError/Kind/notFound``,
+    ///   ``InputError/Kind/notAFile``, ``InputError/Kind/cannotOpen(errno:)`` or
+    ///   ``InputError/Kind/readFailed(errno:)`` when the file cannot be read;
+    ///   ``InputError/Kind/malformed`` for malformed JSON, no `zoom` in [0, 24] or no `tiles`
+    ///   array, or a tile without `x`, `y` in range and a `sha256`.
+    /// - Complexity: O(file size).
     public static func readManifestTiles(_ path: String) throws(GeofenceError) -> [Tile: String] {
         let bytes = try readFile(path, what: "tile manifest")
         let root: JSONValue

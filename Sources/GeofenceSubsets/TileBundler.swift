@@ -48,6 +48,7 @@ import Geodesy
 /// box distance instead of d(c, F) − R, and small cells (R_C ≪ R), so bundles
 /// approach the exact union of the k-nearest sets.
 public struct TileBundler: Sendable {
+    /// The whole fence set; bundles hold slots of it.
     public let compiled: CompiledFences
     let geometry: BundleGeometry
     /// Fences per device (the planner's k; the bundle holds the k nearest everywhere in the tile).
@@ -64,6 +65,10 @@ public struct TileBundler: Sendable {
     public static let defaultSplit = 8
     static let maxAnchors = 4
 
+    /// A bundler for `compiled`; `reach` in metres, `split` cells per tile side (at zoom 0
+    /// and 1 raised to 3 and 2), `poolFactor` 2 by default. Flattens the fences' geometry once.
+    /// - Precondition: `k` ≥ 1, `reach` ≥ 0, `split` ≥ 1, `poolFactor` ≥ 1.
+    /// - Complexity: O(fences + polygon vertices).
     public init(compiled: CompiledFences, k: Int, reach: Double, split: Int = TileBundler.defaultSplit, poolFactor: Int = 2) {
         precondition(k >= 1 && reach >= 0 && split >= 1 && poolFactor >= 1)
         self.compiled = compiled
@@ -76,6 +81,7 @@ public struct TileBundler: Sendable {
 
     /// One tile's bundle.
     public struct Bundle: Sendable, Hashable {
+        /// The tile the bundle serves.
         public var tile: Tile
         /// Slots of `compiled`, by identifier (bytewise UTF-8).
         public var slots: [Int32]
@@ -100,10 +106,11 @@ public struct TileBundler: Sendable {
         var candidates: [Int32] = []
         /// Unit vectors of the pool's circle centres (x, y, z per pool entry).
         var poolVectors: [Double] = []
-        /// Cell corner distances by tile row (they depend on the row only): key z << 32 | y.
+        /// Cell corner distances by tile row (they depend on the row only): key (z << 7 | split) << 32 | y.
         var rowRadii: [Int: [Double]] = [:]
         /// `segmentBound` by cell row and plane distance rounded up to a 1% step.
         var segmentBounds: [Int: Double] = [:]
+        /// Empty working memory; it grows on first use and is reused by later tiles.
         public init() {}
     }
 
@@ -206,7 +213,9 @@ public struct TileBundler: Sendable {
         return Bundle(tile: tile, slots: sortedByID(scratch.candidates), split: s, kthAtCentre: kth, bound: umax)
     }
 
-    /// The bundle of a tile with fresh scratch memory.
+    /// The bundle of a tile with fresh scratch memory (nil when omitted, as
+    /// ``bundle(for:scratch:)``).
+    /// - Complexity: as ``bundle(for:scratch:)``, plus allocating the scratch memory.
     public func bundle(for tile: Tile) -> Bundle? {
         var scratch = Scratch()
         return bundle(for: tile, scratch: &scratch)
