@@ -66,10 +66,13 @@ struct DeviceTracker {
 
 /// Per-fence options compiled into flat arrays indexed by slot.
 public struct CompiledOptions: Sendable {
+    /// Per slot: emit `enter` events.
     public var notifyOnEntry: [Bool]
+    /// Per slot: emit `exit` events.
     public var notifyOnExit: [Bool]
     /// Dwell seconds, or -1 for none.
     public var dwell: [Double]
+    /// Per slot: false for one-shot fences (one event per device, ever).
     public var repeats: [Bool]
     /// Rank of each slot's identifier in bytewise UTF-8 order (ties in one fix sort by it).
     public var idRank: [Int32]

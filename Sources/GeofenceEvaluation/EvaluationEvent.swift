@@ -29,6 +29,7 @@ public struct EvaluationEvent: Sendable, Hashable {
     public var device: Int32
     /// Fence slot in the compiled fence set.
     public var fence: Int32
+    /// Enter, exit or dwell.
     public var type: EventType
     /// First determination of the device's state for this fence (`enter` only).
     public var initial: Bool

@@ -17,22 +17,32 @@ final class GroupCounter: Sendable {
 
 /// What a run did: the summary docs/evaluation.md describes (stderr and `--summary`).
 public struct EvaluationSummary: Sendable {
+    /// Fixes evaluated.
     public var fixes = 0
+    /// Devices seen.
     public var devices = 0
+    /// Fences evaluated against.
     public var fences = 0
+    /// Events by type.
     public var events: [EventType: Int] = [:]
+    /// Bad rows skipped (lenient reading), by reason.
     public var skipped: [SkipReason: Int] = [:]
+    /// Worker threads of the run.
     public var threads = 1
     /// Loading and compiling the fences.
     public var fenceSeconds = 0.0
     /// Reading, evaluating and writing (what `fixesPerSecond` divides by).
     public var seconds = 0.0
+    /// Log bytes read (compressed size for gzip).
     public var bytes: Int64 = 0
 
+    /// An empty summary.
     public init() {}
 
+    /// Fixes per second of evaluation (`fixes / seconds`; 0 before any time is measured).
     public var fixesPerSecond: Double { seconds > 0 ? Double(fixes) / seconds : 0 }
 
+    /// The summary as `--summary` writes it (docs/evaluation.md#summary).
     public var json: JSONValue {
         .object([
             ("fixes", .number(Double(fixes))), ("devices", .number(Double(devices))), ("fences", .number(Double(fences))),
@@ -46,6 +56,7 @@ public struct EvaluationSummary: Sendable {
         ])
     }
 
+    /// The one-line summary `geofence evaluate` prints on stderr.
     public var text: String {
         var s = "fixes \(fixes), devices \(devices), fences \(fences); events:"
         s += EventType.allCases.map { " \($0.name) \(events[$0] ?? 0)" }.joined(separator: ",")
@@ -225,8 +236,11 @@ struct BatchSlice {
 /// holds up little. Each group keeps its devices' state in its own array: no
 /// two threads write near each other.
 public final class EvaluationRun {
+    /// The fences evaluated against.
     public let compiled: CompiledFences
+    /// The state machines' settings and options.
     public let evaluator: Evaluator
+    /// Worker threads (≥ 1).
     public let threads: Int
     /// Groups (a power of two); device `d` is `groups[d & (groupCount - 1)][d >> groupShift]`.
     let groupCount: Int
@@ -252,6 +266,7 @@ public final class EvaluationRun {
     /// Fewest fixes per slice of the multi-thread query phase (tests lower it).
     var minimumSlice = 4096
 
+    /// A run over `compiled` with `threads` workers (values below 1 mean 1).
     public init(compiled: CompiledFences, settings: EvaluationSettings, threads: Int) {
         self.compiled = compiled
         self.evaluator = Evaluator(index: compiled.index, options: compiled.options, settings: settings)

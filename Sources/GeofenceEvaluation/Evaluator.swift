@@ -30,12 +30,16 @@ public struct EvaluationSettings: Sendable, Hashable {
 /// different threads, each with its own `Evaluator.Worker`. The index is
 /// only read.
 public struct Evaluator: Sendable {
+    /// The index the fixes are classified by.
     public let index: FenceIndex
+    /// The fences' options per slot.
     public let options: CompiledOptions
+    /// Exit margin and default dwell.
     public let settings: EvaluationSettings
     /// `options` per slot, packed for the hot path.
     let slots: [SlotOptions]
 
+    /// An evaluator over an index and its fences' options.
     public init(index: FenceIndex, options: CompiledOptions, settings: EvaluationSettings) {
         self.index = index
         self.options = options
@@ -49,6 +53,7 @@ public struct Evaluator: Sendable {
         var answers = AnswerBuffer()
         /// The last candidate search (consecutive fixes are near each other).
         var cache = CandidateCache()
+        /// Empty scratch space.
         public init() {}
     }
 
