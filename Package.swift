@@ -15,6 +15,7 @@ let package = Package(
     name: "geofence",
     products: [
         .executable(name: "geofence", targets: ["geofence"]),
+        .executable(name: "geofence-bench", targets: ["GeofenceBench"]),
         .library(name: "GeofenceKit", targets: ["GeofenceKit"]),
     ],
     targets: [

@@ -4,6 +4,8 @@ import Foundation
 /// success, so a failed run never leaves partial output under the final name (docs/errors.md).
 public enum AtomicFile {
     /// Writes `text` as UTF-8 (see `write(_:to:)` for bytes).
+    /// - Throws: `GeofenceError.output` with the path, the failed step and its errno.
+    /// - Complexity: O(n) in the byte count.
     public static func write(_ text: String, to path: String) throws(GeofenceError) {
         try write(Array(text.utf8), to: path)
     }
@@ -11,6 +13,7 @@ public enum AtomicFile {
     /// Writes `bytes` to `path` through a temporary file renamed into place (in place for a
     /// device or FIFO).
     /// - Throws: `GeofenceError.output` with the path, the failed step and its errno.
+    /// - Complexity: O(n) in the byte count.
     public static func write(_ bytes: [UInt8], to path: String) throws(GeofenceError) {
         if !isRegularOrAbsent(path) {
             // A device, FIFO or socket (/dev/null, /dev/stdout, a pipe): write in place, never rename over it.
@@ -67,6 +70,7 @@ public enum AtomicFile {
     }
 
     /// Renames the finished temporary file `tmp` over `path` (removing `tmp` when that fails).
+    /// - Throws: `GeofenceError.output` (operation `.rename`) with the errno of rename(2).
     public static func commit(_ tmp: String, to path: String) throws(GeofenceError) {
         guard rename(tmp, path) == 0 else {
             let e = errno

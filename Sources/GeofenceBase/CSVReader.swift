@@ -2,24 +2,39 @@
 /// newlines), LF or CRLF line ends, an optional UTF-8 byte-order mark, blank
 /// lines skipped. Each record carries the line number it starts on.
 public struct CSVReader {
+    /// One record: its line and its fields in column order.
     public struct Record {
         /// 1-based physical line the record starts on.
         public var line: Int
+        /// The field values in column order, quotes and `""` escapes removed; not trimmed.
         public var fields: [String]
     }
 
+    /// A syntax error that stops the whole buffer: an unterminated quoted field, a
+    /// character other than the delimiter or a line end after a closing quote, or a field
+    /// that is not valid UTF-8.
     public struct SyntaxError: Error, Equatable, CustomStringConvertible {
+        /// 1-based physical line of the error (for an unterminated quoted field, the line
+        /// of its opening quote).
         public var line: Int
+        /// What is wrong, without the line (e.g. `unterminated quoted field`).
         public var message: String
+        /// `line N: message`.
         public var description: String { "line \(line): \(message)" }
     }
 
+    /// The byte that separates fields (the quote character and the line ends are fixed).
     public let delimiter: UInt8
 
+    /// A reader splitting fields at `delimiter`, a comma by default (an ASCII byte such as
+    /// `;` or a tab; a quote, CR or LF would not parse).
     public init(delimiter: UInt8 = UInt8(ascii: ",")) { self.delimiter = delimiter }
 
     /// Parses a whole buffer into records.
     /// - Complexity: O(n) in the byte count.
+    /// - Throws: `CSVReader.SyntaxError` at the first unterminated quoted field, character
+    ///   after a closing quote that is not the delimiter or a line end, or field that is not
+    ///   valid UTF-8 (no records are returned then).
     public func records(_ bytes: [UInt8]) throws(SyntaxError) -> [Record] {
         var out: [Record] = []
         var i = 0

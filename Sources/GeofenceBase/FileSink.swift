@@ -42,6 +42,7 @@ public struct FileSink: TextSink {
 
     /// Writes `s` whole.
     /// - Throws: `GeofenceError.output` with the errno of the failed write.
+    /// - Complexity: O(n) in the UTF-8 length of `s`.
     public mutating func write(_ s: String) throws(GeofenceError) {
         var s = s
         let failed: Int32 = s.withUTF8 { b in

@@ -112,6 +112,8 @@ public struct InputError: Error, Hashable, Sendable, CustomStringConvertible {
 public struct OutputError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The step that failed.
     public enum Operation: String, Hashable, Sendable {
+        /// Creating the output (or temporary) file, writing to it, closing it, renaming the
+        /// temporary file over the final name, or creating an output directory.
         case create, write, close, rename, createDirectory
     }
 

@@ -4,10 +4,16 @@
 /// literals (see `JSONValue`), accepts a leading UTF-8 byte-order mark, and
 /// rejects everything RFC 8259 rejects (trailing commas, comments, NaN, lone surrogates).
 public struct JSONParser {
+    /// A JSON syntax error and where it is; the parse stops at the first one.
     public struct SyntaxError: Error, Equatable, CustomStringConvertible {
+        /// 1-based line of the error (lines end at LF).
         public var line: Int
+        /// 1-based column of the error, counted in Unicode scalars (UTF-8 sequences), not bytes.
         public var column: Int
+        /// What is wrong, without the position (e.g. `unexpected '}', expected a member name in
+        /// double quotes`).
         public var message: String
+        /// `line L, column C: message`.
         public var description: String { "line \(line), column \(column): \(message)" }
     }
 
@@ -16,10 +22,19 @@ public struct JSONParser {
     private var depth = 0
     private static let maxDepth = 512
 
+    /// Parses one JSON value from text: whitespace may surround it, nothing else may follow.
+    /// - Throws: `JSONParser.SyntaxError` for empty input, anything RFC 8259 rejects, or
+    ///   nesting deeper than 512 arrays and objects.
+    /// - Complexity: O(n) in the length of the text.
     public static func parse(_ text: String) throws(SyntaxError) -> JSONValue {
         try parse(Array(text.utf8))
     }
 
+    /// Parses one JSON value from UTF-8 bytes (a leading byte-order mark is skipped):
+    /// whitespace may surround it, nothing else may follow. Strings must be valid UTF-8.
+    /// - Throws: `JSONParser.SyntaxError` for empty input, anything RFC 8259 rejects, or
+    ///   nesting deeper than 512 arrays and objects.
+    /// - Complexity: O(n) in the byte count.
     public static func parse(_ bytes: [UInt8]) throws(SyntaxError) -> JSONValue {
         var p = JSONParser(bytes: bytes)
         if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { p.i = 3 }

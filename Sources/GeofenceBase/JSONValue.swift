@@ -1,15 +1,22 @@
 /// A JSON value that keeps what a round trip needs: object member order and
 /// number literals exactly as written (so `1.50` stays `1.50`).
 public enum JSONValue: Sendable, Hashable {
+    /// JSON `null`.
     case null
+    /// `true` or `false`.
     case bool(Bool)
     /// The number's literal text, as it appeared in the source (validated JSON number syntax).
     case number(String)
+    /// A string, escapes decoded.
     case string(String)
+    /// An array, elements in order.
     case array([JSONValue])
     /// Members in source order. Duplicate keys are kept as written; lookups return the last (as JavaScript does).
     case object([(String, JSONValue)])
 
+    /// Structural equality. Numbers compare by literal text (`1.0` and `1.00` differ),
+    /// objects member by member in order (the same members in another order differ).
+    /// - Complexity: O(n) in the size of the values.
     public static func == (a: JSONValue, b: JSONValue) -> Bool {
         switch (a, b) {
         case (.null, .null): return true
@@ -23,6 +30,8 @@ public enum JSONValue: Sendable, Hashable {
         }
     }
 
+    /// Hashes what `==` compares: numbers by literal text, object members in order.
+    /// - Complexity: O(n) in the size of the value.
     public func hash(into h: inout Hasher) {
         switch self {
         case .null: h.combine(0)
@@ -44,31 +53,42 @@ public enum JSONValue: Sendable, Hashable {
         return "\(d)"
     }
 
+    /// The value of member `key` of an object (the last one when the key is repeated);
+    /// nil when there is no such member or this is not an object.
+    /// - Complexity: O(members).
     public subscript(key: String) -> JSONValue? {
         guard case .object(let members) = self else { return nil }
         return members.last(where: { $0.0 == key })?.1
     }
 
+    /// A number as the nearest `Double` (a literal beyond its range gives ±infinity);
+    /// nil for every other type (a string holding digits included).
+    /// - Complexity: O(length of the literal).
     public var doubleValue: Double? {
         if case .number(let s) = self { return Double(s) }
         return nil
     }
+    /// The decoded text of a string; nil for every other type.
     public var stringValue: String? {
         if case .string(let s) = self { return s }
         return nil
     }
+    /// The value of a boolean; nil for every other type (the string `"true"` included).
     public var boolValue: Bool? {
         if case .bool(let b) = self { return b }
         return nil
     }
+    /// The elements of an array; nil for every other type.
     public var arrayValue: [JSONValue]? {
         if case .array(let a) = self { return a }
         return nil
     }
+    /// The members of an object in source order, repeated keys kept; nil for every other type.
     public var objectValue: [(String, JSONValue)]? {
         if case .object(let o) = self { return o }
         return nil
     }
+    /// Whether this is `null` (an absent member is a nil `subscript` result, not `null`).
     public var isNull: Bool { if case .null = self { return true }; return false }
 
     /// JSON type name for error messages ("a string", "a number", ...).

@@ -1,12 +1,17 @@
 /// Compact JSON serialisation of `JSONValue` (RFC 8259), preserving member order
 /// and number literals.
 public enum JSONWriter {
+    /// The compact JSON text of `v`: no whitespace, members in order, numbers as their
+    /// literal text (not validated: a `.number` holding other text is written as it is).
+    /// - Complexity: O(n) in the size of the output.
     public static func string(_ v: JSONValue) -> String {
         var out = ""
         write(v, to: &out)
         return out
     }
 
+    /// Appends the compact JSON text of `v` to `out` (see `string(_:)`).
+    /// - Complexity: O(n) in the size of the output.
     public static func write(_ v: JSONValue, to out: inout String) {
         switch v {
         case .null: out += "null"
@@ -32,6 +37,10 @@ public enum JSONWriter {
         }
     }
 
+    /// Appends `s` as a JSON string literal: the quote and the backslash escaped, `\n`,
+    /// `\r`, `\t`, `\b`, `\f` for those characters, `\u00XX` for the other controls below
+    /// U+0020; every other character (non-ASCII included) as UTF-8.
+    /// - Complexity: O(n) in the length of `s`.
     public static func writeString(_ s: String, to out: inout String) {
         out += "\""
         for u in s.unicodeScalars {

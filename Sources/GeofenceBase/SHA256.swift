@@ -9,6 +9,7 @@ public struct SHA256: Sendable {
     private var buffered = 0
     private var length: UInt64 = 0
 
+    /// A hash of the empty message; add bytes with `update`.
     public init() {}
 
     /// The digest of `bytes` as 64 lowercase hexadecimal digits.
@@ -27,6 +28,8 @@ public struct SHA256: Sendable {
         copy.withUnsafeBytes { update(buffer: $0) }
     }
 
+    /// Adds the bytes of `input` to the message (read during the call only).
+    /// - Complexity: O(n) in the byte count.
     public mutating func update(buffer input: UnsafeRawBufferPointer) {
         guard input.count > 0 else { return }
         length &+= UInt64(input.count)
@@ -69,6 +72,9 @@ public struct SHA256: Sendable {
         return out
     }
 
+    /// The digest as 64 lowercase hexadecimal digits (see `finalize()`: the value should not
+    /// be updated or finalized again afterwards).
+    /// - Complexity: O(1): pads and compresses at most two blocks.
     public mutating func finalizeHex() -> String {
         let digits = Array("0123456789abcdef".utf8)
         var s: [UInt8] = []

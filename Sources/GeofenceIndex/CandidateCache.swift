@@ -39,7 +39,10 @@ public struct CandidateCache: Sendable {
     /// that went to the tree (while the tree was estimated cheaper, or for a
     /// window crossing the antimeridian).
     public private(set) var hits = 0
+    /// Queries that searched the tree and refilled the cache.
     public private(set) var fills = 0
+    /// Queries sent to the tree without using the cache (while the tree was estimated cheaper, or
+    /// for a window crossing the antimeridian).
     public private(set) var bypassed = 0
 
     /// Whether the cache pays depends on the queries: fixes that follow each

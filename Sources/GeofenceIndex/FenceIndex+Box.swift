@@ -12,6 +12,8 @@ extension FenceIndex {
     /// `intersects` with the box polygon.
     /// - Complexity: O(log n + k) expected for k fences whose boxes meet the box
     ///   (polygons O(vertices) each).
+    /// - Precondition: the box is in range: `-90 ≤ south ≤ north ≤ 90`, `west` and `east` in [-180,
+    ///   180].
     public func forEachIntersecting(_ box: GeoBox, _ body: (Int32) -> Bool) {
         precondition(box.south <= box.north && box.south >= -90 && box.north <= 90
                      && box.west >= -180 && box.west <= 180 && box.east >= -180 && box.east <= 180, "box out of range")
@@ -22,6 +24,8 @@ extension FenceIndex {
 
     /// Replaces `results` with the fences intersecting the box, in tree order.
     /// - Complexity: O(log n + k) expected.
+    /// - Precondition: the box is in range: `-90 ≤ south ≤ north ≤ 90`, `west` and `east` in [-180,
+    ///   180].
     public func intersecting(_ box: GeoBox, into results: inout [Int32]) {
         if !results.isEmpty { results.removeAll(keepingCapacity: true) }
         forEachIntersecting(box) { results.append($0); return true }
@@ -29,6 +33,8 @@ extension FenceIndex {
 
     /// The fences intersecting the box, in increasing slot order.
     /// - Complexity: O(log n + k log k) expected.
+    /// - Precondition: the box is in range: `-90 ≤ south ≤ north ≤ 90`, `west` and `east` in [-180,
+    ///   180].
     public func intersecting(_ box: GeoBox) -> [Int32] {
         var r: [Int32] = []
         intersecting(box, into: &r)

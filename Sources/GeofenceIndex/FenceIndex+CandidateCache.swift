@@ -13,6 +13,8 @@ extension FenceIndex {
     /// `CandidateCache.windowCost`).
     /// - Complexity: O(c + k) on a hit for c cached entries, k candidates;
     ///   O(log n + c) on a fill.
+    /// - Precondition: `accuracy` and `exitMargin` ≥ 0 with a finite sum; `lat` in [-90, 90] and
+    ///   `lon` finite (normalized to [-180, 180]).
     public func forEachClassified(lat: Double, lon: Double, accuracy: Double = 0, exitMargin: Double = 0,
                                   cache: inout CandidateCache, _ body: (FenceClassification) -> Bool) {
         if cache.bypassing() {

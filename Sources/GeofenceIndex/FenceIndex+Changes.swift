@@ -17,7 +17,8 @@ extension FenceIndex {
     /// Adds a fence, or replaces the live fence with the same identifier
     /// (like `CLMonitor.add`): the old slot is retired and the fence gets a
     /// new slot, which is returned.
-    /// - Throws: `FenceIndexError.invalidFence` (the index is unchanged then).
+    /// - Throws: `FenceIndexError.invalidFence`, or `.tooManyFences` past 2^29 − 2 slots
+    ///   (the index is unchanged then).
     /// - Complexity: O(1) amortized plus occasional repacks (see above).
     @discardableResult
     public mutating func insert(_ fence: Fence) throws(FenceIndexError) -> Int32 {
@@ -33,6 +34,8 @@ extension FenceIndex {
 
     /// Inserts (adds or replaces) many fences, repacking at most once.
     /// - Complexity: O(k) plus one repack when the changes outgrow the buffers.
+    /// - Throws: `FenceIndexError.invalidFence` or `.tooManyFences` at the first fence
+    ///   refused; the fences before it stay inserted.
     public mutating func insert(contentsOf fences: some Sequence<Fence>) throws(FenceIndexError) {
         generation = IndexGeneration.next()  // before any change: a throw may leave some fences added
         for f in fences {

@@ -45,6 +45,8 @@ extension FenceIndex {
     /// - Complexity: O((n + m) log(n + m)) expected, where m is the number of
     ///   nodes and fences whose lower bound is below the n-th (distance,
     ///   identifier); at most n exact geodesics plus the few too close to call.
+    /// - Precondition: when `n` > 0: `maxDistance` ≥ 0, `lat` in [-90, 90] and `lon` finite
+    ///   (normalized to [-180, 180]).
     public func nearest(_ n: Int, lat: Double, lon: Double, maxDistance: Double = .infinity,
                         scratch: inout NearestScratch, into results: inout [Neighbor]) {
         if !results.isEmpty { results.removeAll(keepingCapacity: true) }
@@ -293,6 +295,8 @@ extension FenceIndex {
 
     /// The `n` nearest live fences (see `nearest(_:lat:lon:maxDistance:scratch:into:)`).
     /// - Complexity: as the scratch variant, plus the result allocation.
+    /// - Precondition: when `n` > 0: `maxDistance` ≥ 0, `lat` in [-90, 90] and `lon` finite
+    ///   (normalized to [-180, 180]).
     public func nearest(_ n: Int, lat: Double, lon: Double, maxDistance: Double = .infinity) -> [Neighbor] {
         var scratch = NearestScratch()
         var r: [Neighbor] = []

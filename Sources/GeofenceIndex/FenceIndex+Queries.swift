@@ -8,6 +8,8 @@ extension FenceIndex {
     /// Whether the fence contains the point (circle: geodesic distance from
     /// the centre <= radius; polygon: covered, boundary inclusive).
     /// - Complexity: O(1) for circles, O(edges near the point) for polygons.
+    /// - Precondition: `slot` is live (`isLive(_:)`); `lat` in [-90, 90] and `lon` finite
+    ///   (normalized to [-180, 180]).
     public func contains(_ slot: Int32, lat: Double, lon: Double) -> Bool {
         var p = QueryPoint(lat: lat, lon: lon)
         return fenceContains(table.record(ofLive: Int(slot)), &p)
@@ -16,6 +18,8 @@ extension FenceIndex {
     /// The docs/evaluation.md state of one fence for a fix with horizontal `accuracy`
     /// and `exitMargin` (metres, >= 0); see `FenceState`.
     /// - Complexity: O(1) for circles, O(edges near the point) for polygons.
+    /// - Precondition: `slot` is live (`isLive(_:)`); `lat` in [-90, 90] and `lon` finite
+    ///   (normalized to [-180, 180]).
     public func state(of slot: Int32, lat: Double, lon: Double, accuracy: Double = 0, exitMargin: Double = 0) -> FenceState {
         var p = QueryPoint(lat: lat, lon: lon)
         return fenceState(table.record(ofLive: Int(slot)), &p, accuracy: accuracy, margin: exitMargin)
@@ -25,6 +29,8 @@ extension FenceIndex {
     /// `max(0, d - r)` with `d` the geodesic distance from the centre;
     /// polygon 0 when covered, else `boundaryDistance`. The key of `nearest`.
     /// - Complexity: O(1) for circles, O(edges near the point) per part for polygons.
+    /// - Precondition: `slot` is live (`isLive(_:)`); `lat` in [-90, 90] and `lon` finite
+    ///   (normalized to [-180, 180]).
     public func distance(to slot: Int32, lat: Double, lon: Double) -> Double {
         var p = QueryPoint(lat: lat, lon: lon)
         return fenceDistance(table.record(ofLive: Int(slot)), &p)
@@ -36,6 +42,8 @@ extension FenceIndex {
     /// of lon/lat, see `PolygonTable+Distance.swift`); the minimum over parts.
     /// Defined whether the point is covered or not. For a circle, `|d - r|`.
     /// - Complexity: O(edges near the point) per part.
+    /// - Precondition: `slot` is live (`isLive(_:)`); `lat` in [-90, 90] and `lon` finite
+    ///   (normalized to [-180, 180]).
     public func boundaryDistance(of slot: Int32, lat: Double, lon: Double) -> Double {
         var p = QueryPoint(lat: lat, lon: lon)
         let r = table.record(ofLive: Int(slot))
@@ -115,6 +123,7 @@ extension FenceIndex {
     /// Calls `body` with every live fence containing the point (boundary
     /// inclusive), in tree order, until it returns false.
     /// - Complexity: O(log n + k) expected for k fences whose boxes hold the point.
+    /// - Precondition: `lat` in [-90, 90] and `lon` finite (normalized to [-180, 180]).
     public func forEachContaining(lat: Double, lon: Double, _ body: (Int32) -> Bool) {
         var p = QueryPoint(lat: lat, lon: lon)
         _ = forEachCandidate(FenceIndex.window(lat: p.lat, lon: p.lon, metres: 0)) { r in
@@ -125,6 +134,7 @@ extension FenceIndex {
     /// Replaces `results` with the live fences containing the point, in tree
     /// order (no allocation once `results` has the capacity).
     /// - Complexity: O(log n + k) expected for k fences whose boxes hold the point.
+    /// - Precondition: `lat` in [-90, 90] and `lon` finite (normalized to [-180, 180]).
     public func containing(lat: Double, lon: Double, into results: inout [Int32]) {
         if !results.isEmpty { results.removeAll(keepingCapacity: true) }
         forEachContaining(lat: lat, lon: lon) { results.append($0); return true }
@@ -132,6 +142,7 @@ extension FenceIndex {
 
     /// The live fences containing the point, in increasing slot order.
     /// - Complexity: O(log n + k log k) expected.
+    /// - Precondition: `lat` in [-90, 90] and `lon` finite (normalized to [-180, 180]).
     public func containing(lat: Double, lon: Double) -> [Int32] {
         var r: [Int32] = []
         containing(lat: lat, lon: lon, into: &r)
@@ -147,7 +158,8 @@ extension FenceIndex {
     /// - Complexity: O(log n + k) expected for k fences whose boxes come
     ///   within `accuracy + exitMargin` of the point.
     /// - Precondition: `accuracy` and `exitMargin` are ≥ 0 and their sum is finite
-    ///   (`EvaluationSettings` bounds the margin to 10,000 km, so any finite accuracy qualifies).
+    ///   (`EvaluationSettings` bounds the margin to 10,000 km, so any finite accuracy qualifies);
+    ///   `lat` in [-90, 90] and `lon` finite (normalized to [-180, 180]).
     public func forEachClassified(lat: Double, lon: Double, accuracy: Double = 0, exitMargin: Double = 0,
                                   _ body: (FenceClassification) -> Bool) {
         precondition(accuracy >= 0 && exitMargin >= 0 && (accuracy + exitMargin).isFinite, "accuracy and margin must be finite and >= 0")
@@ -161,6 +173,8 @@ extension FenceIndex {
     /// Replaces `results` with the fences not `.outside` for the fix (see
     /// `forEachClassified`), in tree order.
     /// - Complexity: O(log n + k) expected.
+    /// - Precondition: `accuracy` and `exitMargin` ≥ 0 with a finite sum; `lat` in [-90, 90] and
+    ///   `lon` finite (normalized to [-180, 180]).
     public func classify(lat: Double, lon: Double, accuracy: Double = 0, exitMargin: Double = 0,
                          into results: inout [FenceClassification]) {
         if !results.isEmpty { results.removeAll(keepingCapacity: true) }
@@ -169,6 +183,8 @@ extension FenceIndex {
 
     /// The fences not `.outside` for the fix, in increasing slot order.
     /// - Complexity: O(log n + k log k) expected.
+    /// - Precondition: `accuracy` and `exitMargin` ≥ 0 with a finite sum; `lat` in [-90, 90] and
+    ///   `lon` finite (normalized to [-180, 180]).
     public func classify(lat: Double, lon: Double, accuracy: Double = 0, exitMargin: Double = 0) -> [FenceClassification] {
         var r: [FenceClassification] = []
         classify(lat: lat, lon: lon, accuracy: accuracy, exitMargin: exitMargin, into: &r)
@@ -181,6 +197,8 @@ extension FenceIndex {
     /// (`distance(to:lat:lon:)`, 0 inside) is at most `distance` metres, in
     /// tree order, until it returns false.
     /// - Complexity: O(log n + k) expected for k fences whose boxes come within `distance`.
+    /// - Precondition: `distance` finite and ≥ 0; `lat` in [-90, 90] and `lon` finite (normalized
+    ///   to [-180, 180]).
     public func forEachWithin(_ distance: Double, ofLat lat: Double, lon: Double, _ body: (Int32) -> Bool) {
         precondition(distance >= 0 && distance.isFinite, "distance must be finite and >= 0")
         var p = QueryPoint(lat: lat, lon: lon)
@@ -191,6 +209,8 @@ extension FenceIndex {
 
     /// Replaces `results` with the fences within `distance` metres of the point, in tree order.
     /// - Complexity: O(log n + k) expected.
+    /// - Precondition: `distance` finite and ≥ 0; `lat` in [-90, 90] and `lon` finite (normalized
+    ///   to [-180, 180]).
     public func within(_ distance: Double, ofLat lat: Double, lon: Double, into results: inout [Int32]) {
         if !results.isEmpty { results.removeAll(keepingCapacity: true) }
         forEachWithin(distance, ofLat: lat, lon: lon) { results.append($0); return true }
@@ -198,6 +218,8 @@ extension FenceIndex {
 
     /// The fences within `distance` metres of the point, in increasing slot order.
     /// - Complexity: O(log n + k log k) expected.
+    /// - Precondition: `distance` finite and ≥ 0; `lat` in [-90, 90] and `lon` finite (normalized
+    ///   to [-180, 180]).
     public func within(_ distance: Double, ofLat lat: Double, lon: Double) -> [Int32] {
         var r: [Int32] = []
         within(distance, ofLat: lat, lon: lon, into: &r)

@@ -45,7 +45,8 @@ public struct FenceIndex: Sendable {
     public init() {}
 
     /// Builds an index over the fences, in order (slots `0..<count`).
-    /// - Throws: `FenceIndexError.duplicateIdentifier` or `.invalidFence`.
+    /// - Throws: `FenceIndexError.duplicateIdentifier`, `.invalidFence`, or `.tooManyFences`
+    ///   past 2^29 − 2 fences.
     /// - Complexity: O(n log n).
     public init(_ fences: some Sequence<Fence>) throws(FenceIndexError) {
         for f in fences {
@@ -67,6 +68,7 @@ public struct FenceIndex: Sendable {
 
     /// The identifier of a slot (also of a retired one).
     /// - Complexity: O(1).
+    /// - Precondition: `slot` in `0..<slotCount`.
     public func identifier(of slot: Int32) -> String { table.ids[Int(slot)] }
 
     /// The live slot of an identifier.
@@ -97,6 +99,7 @@ public struct FenceIndex: Sendable {
     /// every point within its radius; the second box is present for a polygon
     /// with parts on both sides of the antimeridian. A box may cross the antimeridian.
     /// - Complexity: O(1) for circles, O(parts) for polygons.
+    /// - Precondition: `slot` is live (`isLive(_:)`).
     public func bounds(of slot: Int32) -> (GeoBox, GeoBox?) {
         table.boxes(record: table.record(ofLive: Int(slot)))
     }

@@ -5,11 +5,17 @@ import Geodesy
 /// `west > east` (then it is `[west, 180] ∪ [-180, east]`); `west = -180,
 /// east = 180` is the full longitude range.
 public struct GeoBox: Hashable, Sendable {
+    /// Western edge, degrees in [-180, 180]; greater than `east` when the box crosses the
+    /// antimeridian.
     public var west: Double
+    /// Southern edge, degrees in [-90, 90], at most `north`.
     public var south: Double
+    /// Eastern edge, degrees in [-180, 180].
     public var east: Double
+    /// Northern edge, degrees in [-90, 90].
     public var north: Double
 
+    /// A box from its edges in degrees; not checked here (box queries check the ranges).
     @inlinable
     public init(west: Double, south: Double, east: Double, north: Double) {
         self.west = west; self.south = south; self.east = east; self.north = north
@@ -18,6 +24,7 @@ public struct GeoBox: Hashable, Sendable {
     /// The whole world.
     public static let world = GeoBox(west: -180, south: -90, east: 180, north: 90)
 
+    /// Whether the box crosses the antimeridian (`west > east`).
     @inlinable
     public var crossesAntimeridian: Bool { west > east }
 

@@ -11,6 +11,7 @@ public struct NearestScratch: Sendable {
     /// The largest of `best` once it holds n pairs (else infinite).
     var bound = NearestBound(key: .infinity, order: .max, record: 0)
 
+    /// An empty scratch; it grows to the largest query it serves and keeps that memory.
     public init() {}
 
     /// Preallocates room for `capacity` queued nodes and items.

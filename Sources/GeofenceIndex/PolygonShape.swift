@@ -26,18 +26,21 @@ public struct PolygonShape: Hashable, Sendable {
 
     /// A (multi)polygon from GeoJSON-like nesting: parts, rings, positions.
     /// Open rings are closed.
+    /// - Complexity: O(n) in the position count.
     public init(polygons: [[[Coordinate]]]) {
         self.init()
         for part in polygons { appendPart(part) }
     }
 
     /// A single polygon: shell, then holes.
+    /// - Complexity: O(n) in the position count.
     public init(rings: [[Coordinate]]) {
         self.init(polygons: [rings])
     }
 
     /// Flat storage as described by the properties; rings must be closed.
     /// Returns nil when the offsets are inconsistent.
+    /// - Complexity: O(rings + parts).
     public init?(coordinates: [Double], ringStarts: [Int], partStarts: [Int]) {
         guard coordinates.count % 2 == 0, ringStarts.first == 0, partStarts.first == 0,
               ringStarts.last == coordinates.count / 2, partStarts.last == ringStarts.count - 1,
@@ -48,6 +51,7 @@ public struct PolygonShape: Hashable, Sendable {
     }
 
     /// Appends one polygon part (shell first, then holes), closing open rings.
+    /// - Complexity: O(n) in the part's position count, amortized.
     public mutating func appendPart(_ rings: [[Coordinate]]) {
         for ring in rings {
             for p in ring { coordinates.append(p.lon); coordinates.append(p.lat) }
@@ -59,11 +63,16 @@ public struct PolygonShape: Hashable, Sendable {
         partStarts.append(ringStarts.count - 1)
     }
 
+    /// Number of polygon parts (1 for a GeoJSON Polygon).
     public var partCount: Int { partStarts.count - 1 }
+    /// Number of rings over all parts, shells and holes.
     public var ringCount: Int { ringStarts.count - 1 }
+    /// Number of stored positions over all rings, the closing repeats included.
     public var vertexCount: Int { coordinates.count / 2 }
 
     /// The rings of part `p` as nested positions (closed).
+    /// - Precondition: `p` in `0..<partCount`.
+    /// - Complexity: O(n) in the part's vertex count.
     public func rings(ofPart p: Int) -> [[Coordinate]] {
         (partStarts[p]..<partStarts[p + 1]).map { r in
             (ringStarts[r]..<ringStarts[r + 1]).map { v in Coordinate(lon: coordinates[2 * v], lat: coordinates[2 * v + 1]) }
@@ -71,5 +80,6 @@ public struct PolygonShape: Hashable, Sendable {
     }
 
     /// All parts as nested positions (closed rings).
+    /// - Complexity: O(n) in `vertexCount`.
     public var polygons: [[[Coordinate]]] { (0..<partCount).map { rings(ofPart: $0) } }
 }

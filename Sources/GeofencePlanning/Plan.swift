@@ -2,7 +2,9 @@ import GeofenceIndex
 
 /// A planner's answer at one position (docs/rotation.md).
 public struct Plan: Hashable, Sendable {
+    /// Latitude of the position planned at, degrees.
     public var lat: Double
+    /// Longitude of the position planned at, degrees.
     public var lon: Double
     /// Fence slots monitored directly, nearest first.
     public var fences: [Int32]
@@ -16,9 +18,12 @@ public struct Plan: Hashable, Sendable {
     /// Whether the coverage guarantee is broken, and why.
     public var broken: [String]
 
+    /// Whether the plan is marked broken: `broken` holds at least one reason.
     public var guaranteeBroken: Bool { !broken.isEmpty }
 
     /// All regions to register: fences (as OS circles), clusters, refresh.
+    /// - Precondition: `circles` has an entry for every slot in `fences` (it is read by slot).
+    /// - Complexity: O(fences + clusters).
     public func regions(circles: [OSCircle]) -> [Region] {
         var r = fences.map { s -> Region in
             let c = circles[Int(s)]
@@ -32,10 +37,13 @@ public struct Plan: Hashable, Sendable {
 
 /// The registration change between two plans: what must be added and removed.
 public struct PlanDiff: Hashable, Sendable {
+    /// Regions of the new plan not registered before, in the new plan's order.
     public var adds: [Region]
+    /// Regions registered before that the new plan drops, in the old plan's order.
     public var removes: [Region]
 
     /// Regions are the same registration when kind, centre and radius are equal.
+    /// - Complexity: O(old + new) expected (hashing; a cluster region hashes its slot list).
     public init(from old: [Region], to new: [Region]) {
         let o = Set(old), n = Set(new)
         adds = new.filter { !o.contains($0) }

@@ -6,6 +6,8 @@ import Geodesy
 ///
 /// Pure Swift over `FenceIndex` (no GEOS), so it could run on a phone.
 public struct Planner: Sendable {
+    /// How fences are picked and the refresh region sized (docs/rotation.md#baseline-strategies).
+    /// The raw values are the names `geofence simulate --strategy` takes.
     public enum Strategy: String, Sendable, CaseIterable {
         /// Ours: boundary ranking, inside fences kept, refresh radius = distance to the nearest
         /// unmonitored fence (clamped), clusters when that distance collapses under the OS minimum.
@@ -17,6 +19,8 @@ public struct Planner: Sendable {
         case trigger
     }
 
+    /// The OS model a plan is made for (docs/rotation.md#the-os-model); radii and distances in
+    /// metres. The defaults are iOS-like, except `exitDistance`, which is 0 here.
     public struct Settings: Hashable, Sendable {
         /// Regions the OS monitors at once (iOS 20, Android 100).
         public var slots = 20
@@ -29,20 +33,31 @@ public struct Planner: Sendable {
         /// How far past a region's edge the OS reports the exit (guaranteed only): the refresh
         /// radius is shrunk by it, so the re-plan comes before an unmonitored fence is reached.
         public var exitDistance = 0.0
+        /// Settings from a slot count, radii in metres, the cluster switch and the exit distance in
+        /// metres; `Planner.init` requires `slots` ≥ 2.
         public init(slots: Int = 20, minRadius: Double = 100, maxRadius: Double = 100_000, clusters: Bool = true, exitDistance: Double = 0) {
             self.slots = slots; self.minRadius = minRadius; self.maxRadius = maxRadius; self.clusters = clusters
             self.exitDistance = exitDistance
         }
     }
 
+    /// The fences planned over; plans name them by slot.
     public let index: FenceIndex
+    /// The circle the OS monitors for each fence, indexed by slot: a circle fence's own
+    /// circle, a polygon's enclosing circle.
     public let circles: [OSCircle]
+    /// The OS model: slot count, radius limits, clusters and exit distance.
     public let settings: Settings
+    /// The strategy `plan(lat:lon:accuracy:)` follows.
     public let strategy: Strategy
 
     /// The largest OS circle radius (bounds the centre-distance candidate query).
     let maxCircleRadius: Double
 
+    /// A planner over `index` with one OS circle per slot.
+    /// - Precondition: `settings.slots` ≥ 2 (at least one fence slot besides the refresh region),
+    ///   and `circles` has an entry for every slot of `index` (`index.slotCount`).
+    /// - Complexity: O(circles) (finds the largest radius).
     public init(index: FenceIndex, circles: [OSCircle], settings: Settings, strategy: Strategy) {
         precondition(settings.slots >= 2, "a plan needs at least one fence slot and the refresh region")
         self.index = index; self.circles = circles; self.settings = settings; self.strategy = strategy
@@ -50,6 +65,8 @@ public struct Planner: Sendable {
     }
 
     /// Plans at a position.
+    /// `accuracy` (metres) is used by the `centre` strategy only (its refresh radius).
+    /// - Precondition: `lat` in [-90, 90] and `lon` finite (the index's queries require it).
     /// - Complexity: one nearest-K query (plus one radius query when clustering).
     public func plan(lat: Double, lon: Double, accuracy: Double = 0) -> Plan {
         switch strategy {

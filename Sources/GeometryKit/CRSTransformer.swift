@@ -11,6 +11,7 @@ public final class CRSTransformer {
     public let context: PROJContext
     /// The source and target CRS as given, e.g. "EPSG:2154" and "EPSG:4326".
     public let source: String
+    /// The target CRS as given; "EPSG:4326" (WGS84, longitude first once normalized) by default.
     public let target: String
     /// The owned, normalized operation, released with `proj_destroy` in `deinit`.
     let handle: OpaquePointer
@@ -69,6 +70,8 @@ public final class CRSTransformer {
     /// Transforms points in place with one `proj_trans_generic` call. All or nothing: when
     /// any point fails, `points` is left unchanged and the error names the first failing index
     /// ("point 1: webmerc: Invalid latitude; Invalid coordinate").
+    /// - Throws: `GeometryInputError.nonFiniteCoordinate` for a NaN or infinite coordinate
+    ///   (before PROJ is called), `PROJError.library` ("point i: ...") when PROJ fails on a point.
     /// - Complexity: O(n).
     public func transform(_ points: inout [(x: Double, y: Double)]) throws {
         guard !points.isEmpty else { return }

@@ -17,6 +17,7 @@ extension GEOSContext {
     }
 
     /// Parses Well-Known Binary (ISO or extended, either byte order).
+    /// - Throws: `GEOSError.library` with GEOS's message for truncated or malformed WKB.
     /// - Complexity: O(n) in the number of bytes.
     public func geometry(wkb: [UInt8]) throws -> Geometry {
         let reader = try wkbReaderHandle()
@@ -31,6 +32,8 @@ extension GEOSContext {
 
     /// Parses a GeoJSON geometry (a Feature gives its geometry, a FeatureCollection a
     /// GeometryCollection) with GEOS's `GEOSGeoJSONReader`.
+    /// - Throws: `GEOSError.library` with GEOS's message for malformed JSON or GeoJSON,
+    ///   `GeometryInputError.embeddedNUL` when the text contains a NUL.
     /// - Complexity: O(n) in the length of the text.
     public func geometry(geoJSON: String) throws -> Geometry {
         guard !geoJSON.utf8.contains(0) else { throw GeometryInputError.embeddedNUL }
@@ -46,6 +49,7 @@ extension GEOSContext {
     // MARK: - Builders
 
     /// A point at (`x`, `y`) = (lon, lat).
+    /// - Throws: `GEOSError.library` with GEOS's message when GEOS cannot make the point.
     /// - Complexity: O(1).
     public func point(x: Double, y: Double) throws -> Geometry {
         clearMessages()
@@ -60,6 +64,8 @@ extension GEOSContext {
     /// `"IllegalArgumentException: Points of LinearRing do not form a closed linestring"`, or,
     /// for a closed ring of 3 points, `"Too few points in geometry component[0 0]"`.
     /// No rings gives an empty polygon.
+    /// - Throws: `GEOSError.library` with GEOS's message for an unclosed ring or one of 1 to
+    ///   3 points, `GeometryInputError.tooLarge` past `UInt32.max` rings or points.
     /// - Complexity: O(n) in the number of coordinates.
     public func polygon(rings: [[(x: Double, y: Double)]]) throws -> Geometry {
         clearMessages()
@@ -67,6 +73,8 @@ extension GEOSContext {
     }
 
     /// A multipolygon: polygons → rings → (x, y) coordinates, as in `polygon(rings:)`.
+    /// - Throws: as `polygon(rings:)` for any part (nothing is left allocated then), or
+    ///   `GeometryInputError.tooLarge` past `UInt32.max` parts.
     /// - Complexity: O(n) in the number of coordinates.
     public func multiPolygon(_ polygons: [[[(x: Double, y: Double)]]]) throws -> Geometry {
         guard polygons.count <= Int(UInt32.max) else { throw GeometryInputError.tooLarge(count: polygons.count) }

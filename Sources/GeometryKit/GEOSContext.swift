@@ -27,6 +27,8 @@ public final class GEOSContext {
     private var geoJSONReader: OpaquePointer?
     private var geoJSONWriter: OpaquePointer?
 
+    /// A new GEOS context with its error and notice handlers installed.
+    /// - Throws: `GEOSError.library` when GEOS cannot allocate a context.
     public init() throws {
         // returns NULL when the context cannot be allocated
         guard let handle = GEOS_init_r() else {

@@ -2,6 +2,8 @@
 /// to the context's error handler, e.g.
 /// `"ParseException: Unknown type: 'POLYGN'"`.
 public enum GEOSError: Error, CustomStringConvertible, Equatable, Sendable {
+    /// The text of the failure: GEOS's messages for the call joined by "; " (its notices when
+    /// it sent no error), or, when GEOS said nothing, which C call failed.
     case library(String)
 
     /// GEOS's message.
@@ -11,6 +13,7 @@ public enum GEOSError: Error, CustomStringConvertible, Equatable, Sendable {
         }
     }
 
+    /// "GEOS: " followed by the message.
     public var description: String { "GEOS: \(message)" }
 }
 
@@ -29,6 +32,7 @@ public enum GeometryInputError: Error, CustomStringConvertible, Equatable, Senda
     /// More coordinates or parts than the C API can address (`UInt32.max`).
     case tooLarge(count: Int)
 
+    /// A one-line explanation, e.g. "text contains a NUL character".
     public var description: String {
         switch self {
         case .emptyGeometry(let operation): return "\(operation) needs a non-empty geometry"

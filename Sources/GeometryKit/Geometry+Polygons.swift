@@ -5,6 +5,8 @@ extension Geometry {
     /// collections allowed), as polygons → rings (shell first, then holes) → (x, y).
     /// Rings come back closed, as GEOS stores them; empty polygons are skipped.
     /// Any other type throws `GeometryInputError.notPolygonal`.
+    /// - Throws: `GeometryInputError.notPolygonal` naming the first other type met,
+    ///   `GEOSError.library` with GEOS's message.
     /// - Complexity: O(n) in the number of coordinates.
     public func polygons() throws -> [[[(x: Double, y: Double)]]] {
         var result: [[[(x: Double, y: Double)]]] = []

@@ -4,6 +4,7 @@ extension Geometry {
     /// Well-Known Text, trimmed ("POINT (1 2)").
     /// - Parameter precision: digits after the decimal point; `nil` writes the shortest
     ///   text that reads back to the same doubles.
+    /// - Throws: `GEOSError.library` with GEOS's message when writing fails.
     /// - Complexity: O(n) in the number of coordinates.
     public func wkt(precision: Int? = nil) throws -> String {
         let writer = try context.wktWriterHandle()
@@ -19,6 +20,7 @@ extension Geometry {
     }
 
     /// Well-Known Binary (2D, little-endian on this platform).
+    /// - Throws: `GEOSError.library` with GEOS's message when writing fails.
     /// - Complexity: O(n) in the number of coordinates.
     public func wkb() throws -> [UInt8] {
         let writer = try context.wkbWriterHandle()
@@ -33,6 +35,7 @@ extension Geometry {
     }
 
     /// A compact GeoJSON geometry object, by GEOS's `GEOSGeoJSONWriter`.
+    /// - Throws: `GEOSError.library` with GEOS's message when writing fails.
     /// - Complexity: O(n) in the number of coordinates.
     public func geoJSON() throws -> String {
         let writer = try context.geoJSONWriterHandle()

@@ -3,6 +3,7 @@ import CGEOS
 extension Geometry {
     /// Whether the geometry is valid in the OGC sense (rings closed, simple, not self-intersecting,
     /// holes inside shells, ...).
+    /// - Throws: `GEOSError.library` with GEOS's message when the check itself fails.
     /// - Complexity: O(n log n) in the number of coordinates.
     public func isValid() throws -> Bool {
         context.clearMessages()
@@ -13,6 +14,7 @@ extension Geometry {
     }
 
     /// `nil` when valid, else GEOS's reason with its location, e.g. `"Self-intersection[1 1]"`.
+    /// - Throws: `GEOSError.library` with GEOS's message when the check itself fails.
     /// - Complexity: O(n log n) in the number of coordinates.
     public func validityReason() throws -> String? {
         context.clearMessages()
@@ -26,6 +28,7 @@ extension Geometry {
 
     /// A valid geometry covering the same points, by `GEOSMakeValid_r` (the "linework"
     /// method: a self-intersecting bowtie becomes a MultiPolygon of two triangles).
+    /// - Throws: `GEOSError.library` with GEOS's message when the check itself fails.
     /// - Complexity: O(n log n) in the number of coordinates.
     public func makeValid() throws -> Geometry {
         context.clearMessages()

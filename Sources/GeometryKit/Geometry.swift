@@ -31,6 +31,7 @@ public final class Geometry {
     // MARK: - Type
 
     /// GEOS's type name: "Point", "Polygon", "MultiPolygon", "GeometryCollection", ...
+    /// - Throws: `GEOSError.library` with GEOS's message.
     /// - Complexity: O(1).
     public var typeName: String {
         get throws {
@@ -54,6 +55,7 @@ public final class Geometry {
     }
 
     /// Whether the geometry has no points.
+    /// - Throws: `GEOSError.library` with GEOS's message.
     /// - Complexity: O(1) for simple types, O(parts) for collections.
     public var isEmpty: Bool {
         get throws {
@@ -66,6 +68,7 @@ public final class Geometry {
     }
 
     /// A deep copy, owned by the new object.
+    /// - Throws: `GEOSError.library` with GEOS's message when the copy fails.
     /// - Complexity: O(n) in the number of coordinates.
     public func clone() throws -> Geometry {
         Geometry(owning: try cloneHandle(), context: context)
@@ -82,6 +85,8 @@ public final class Geometry {
     // MARK: - Measures
 
     /// The envelope. Throws `GeometryInputError.emptyGeometry` for an empty geometry.
+    /// - Throws: `GeometryInputError.emptyGeometry` for an empty geometry, `GEOSError.library` with
+    ///   GEOS's message.
     /// - Complexity: O(1) (GEOS caches the envelope).
     public func bounds() throws -> (minX: Double, minY: Double, maxX: Double, maxY: Double) {
         guard try !isEmpty else { throw GeometryInputError.emptyGeometry(operation: "bounds") }
@@ -95,6 +100,7 @@ public final class Geometry {
     }
 
     /// Planar area in squared coordinate units.
+    /// - Throws: `GEOSError.library` with GEOS's message.
     /// - Complexity: O(n) in the number of coordinates.
     public func area() throws -> Double {
         var value = 0.0
@@ -106,6 +112,8 @@ public final class Geometry {
 
     /// The smallest circle (planar) enclosing the geometry, by `GEOSMinimumBoundingCircle_r`.
     /// Throws `GeometryInputError.emptyGeometry` for an empty geometry.
+    /// - Throws: `GeometryInputError.emptyGeometry` for an empty geometry, `GEOSError.library` with
+    ///   GEOS's message.
     /// - Complexity: O(n) expected in the number of points of the convex hull.
     public func minimumBoundingCircle() throws -> (centerX: Double, centerY: Double, radius: Double) {
         guard try !isEmpty else { throw GeometryInputError.emptyGeometry(operation: "minimumBoundingCircle") }
@@ -130,6 +138,8 @@ public final class Geometry {
     }
 
     /// Planar distance to `other` (0 when they intersect).
+    /// - Throws: `GeometryInputError.differentContexts` when `other` comes from another context,
+    ///   `GEOSError.library` with GEOS's message.
     /// - Complexity: O(n·m) worst case for the two coordinate counts (GEOS indexes large inputs).
     public func distance(to other: Geometry) throws -> Double {
         try requireSameContext(other)
@@ -146,6 +156,8 @@ public final class Geometry {
 
     /// Whether every point of `other` lies in this geometry, boundary included.
     /// A point on the edge is covered (but not contained).
+    /// - Throws: `GeometryInputError.differentContexts` when `other` comes from another context,
+    ///   `GEOSError.library` with GEOS's message.
     /// - Complexity: O(n·m) worst case; use `prepared()` for repeated queries.
     public func covers(_ other: Geometry) throws -> Bool {
         try requireSameContext(other)
@@ -158,6 +170,8 @@ public final class Geometry {
 
     /// Whether `other` lies in this geometry with at least one point in its interior
     /// (DE-9IM contains: a point on the boundary is not contained).
+    /// - Throws: `GeometryInputError.differentContexts` when `other` comes from another context,
+    ///   `GEOSError.library` with GEOS's message.
     /// - Complexity: O(n·m) worst case; use `prepared()` for repeated queries.
     public func contains(_ other: Geometry) throws -> Bool {
         try requireSameContext(other)
@@ -169,6 +183,8 @@ public final class Geometry {
     }
 
     /// Whether the geometries share at least one point.
+    /// - Throws: `GeometryInputError.differentContexts` when `other` comes from another context,
+    ///   `GEOSError.library` with GEOS's message.
     /// - Complexity: O(n·m) worst case.
     public func intersects(_ other: Geometry) throws -> Bool {
         try requireSameContext(other)
@@ -180,6 +196,7 @@ public final class Geometry {
     }
 
     /// A prepared (indexed) version for repeated predicates against this geometry.
+    /// - Throws: `GEOSError.library` with GEOS's message.
     /// - Complexity: O(1) here; GEOS builds its indexes lazily on first use, O(n log n).
     public func prepared() throws -> PreparedGeometry {
         context.clearMessages()

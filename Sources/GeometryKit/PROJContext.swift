@@ -20,6 +20,8 @@ public final class PROJContext {
     /// otherwise leak into the next call's error.
     private let errnoResetter: OpaquePointer?
 
+    /// A new PROJ context that logs PROJ's errors into this object (not to stderr).
+    /// - Throws: `PROJError.library` when PROJ cannot allocate a context.
     public init() throws {
         // returns NULL when the context cannot be allocated
         guard let handle = proj_context_create() else {

@@ -3,6 +3,9 @@
 /// logged during the call (captured through `proj_log_func`), e.g.
 /// `"proj_create: crs not found"`.
 public enum PROJError: Error, CustomStringConvertible, Equatable, Sendable {
+    /// The text of the failure: the messages PROJ logged during the call and the text of its
+    /// errno, joined by "; " (`CRSTransformer.transform(_:)` prefixes "point i: "), or, when
+    /// PROJ said nothing, which C call failed.
     case library(String)
 
     /// PROJ's message.
@@ -12,5 +15,6 @@ public enum PROJError: Error, CustomStringConvertible, Equatable, Sendable {
         }
     }
 
+    /// "PROJ: " followed by the message.
     public var description: String { "PROJ: \(message)" }
 }

@@ -27,6 +27,8 @@ public final class PreparedGeometry {
     // MARK: - Geometries
 
     /// Whether every point of `g` lies in the prepared geometry, boundary included.
+    /// - Throws: `GeometryInputError.differentContexts` when `g` comes from another context,
+    ///   `GEOSError.library` with GEOS's message.
     /// - Complexity: O(log n + m) typically, after the first call builds the index.
     public func covers(_ g: Geometry) throws -> Bool {
         try geometry.requireSameContext(g)
@@ -39,6 +41,8 @@ public final class PreparedGeometry {
 
     /// Whether `g` lies in the prepared geometry and touches its interior (boundary points alone
     /// are not contained).
+    /// - Throws: `GeometryInputError.differentContexts` when `g` comes from another context,
+    ///   `GEOSError.library` with GEOS's message.
     /// - Complexity: O(log n + m) typically, after the first call builds the index.
     public func contains(_ g: Geometry) throws -> Bool {
         try geometry.requireSameContext(g)
@@ -50,6 +54,8 @@ public final class PreparedGeometry {
     }
 
     /// Whether the geometries share at least one point.
+    /// - Throws: `GeometryInputError.differentContexts` when `g` comes from another context,
+    ///   `GEOSError.library` with GEOS's message.
     /// - Complexity: O(log n + m) typically, after the first call builds the index.
     public func intersects(_ g: Geometry) throws -> Bool {
         try geometry.requireSameContext(g)
@@ -61,6 +67,8 @@ public final class PreparedGeometry {
     }
 
     /// Planar distance to `g` (0 when they intersect), using the prepared index.
+    /// - Throws: `GeometryInputError.differentContexts` when `g` comes from another context,
+    ///   `GEOSError.library` with GEOS's message.
     /// - Complexity: O(m log n) typically, after the first call builds the index.
     public func distance(to g: Geometry) throws -> Double {
         try geometry.requireSameContext(g)
@@ -82,6 +90,8 @@ public final class PreparedGeometry {
     /// point's coordinates (writing through `GEOSGeom_getCoordSeq_r`'s const sequence would
     /// leave the point's cached envelope stale). Points outside the envelope are rejected
     /// in Swift without calling GEOS.
+    /// - Throws: `GeometryInputError.nonFiniteCoordinate` for NaN or infinite input,
+    ///   `GEOSError.library` with GEOS's message.
     /// - Complexity: O(log n) typically, after the first call builds the index.
     public func covers(x: Double, y: Double) throws -> Bool {
         guard try mayTouch(x: x, y: y) else { return false }
@@ -90,6 +100,8 @@ public final class PreparedGeometry {
 
     /// Whether the point (`x`, `y`) lies in the interior of the prepared geometry (a point on
     /// the boundary is not contained). See `covers(x:y:)` for the temporary point.
+    /// - Throws: `GeometryInputError.nonFiniteCoordinate` for NaN or infinite input,
+    ///   `GEOSError.library` with GEOS's message.
     /// - Complexity: O(log n) typically, after the first call builds the index.
     public func contains(x: Double, y: Double) throws -> Bool {
         guard try mayTouch(x: x, y: y) else { return false }
@@ -97,6 +109,8 @@ public final class PreparedGeometry {
     }
 
     /// Planar distance from the point (`x`, `y`) to the prepared geometry (0 inside).
+    /// - Throws: `GeometryInputError.nonFiniteCoordinate` for NaN or infinite input,
+    ///   `GEOSError.library` with GEOS's message.
     /// - Complexity: O(log n) typically, after the first call builds the index.
     public func distance(x: Double, y: Double) throws -> Double {
         guard x.isFinite, y.isFinite else { throw GeometryInputError.nonFiniteCoordinate(x: x, y: y) }
