@@ -2,7 +2,7 @@
 SWIFT ?= swift
 RELEASE_BIN = .build/release
 
-.PHONY: all deps build release demo test test-asan bench bench-quick bench-peers fetch-data clean
+.PHONY: all deps build release demo test check test-asan bench bench-quick bench-peers fetch-data clean
 
 all: build
 
@@ -19,10 +19,17 @@ release: deps
 demo: release
 	@./scripts/demo
 
-# Builds and runs the whole test suite.
-test: deps
+# Builds and runs the whole test suite (after the source checks below).
+test: deps check
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+
+# Source checks: every public declaration of the library documented; no GEOS/PROJ under the
+# evaluator and the planner (docs/architecture.md); no comment citing an issue number.
+check:
+	@./scripts/check-docs
+	@./scripts/check-module-deps
+	@! grep -rnE "DESIGN §|[Ii]ssue [0-9]" Sources Benchmarks Tests README.md docs || { echo "check: references to issue numbers or an outside design document (cite docs/ instead)"; exit 1; }
 
 # The test suite under AddressSanitizer (ownership hand-overs to GEOS, buffer handling).
 test-asan: deps
