@@ -59,8 +59,8 @@ let package = Package(
         // Helpers shared by the test targets: seeded generators, brute-force references, the CLI runner.
         .target(name: "GeofenceTestSupport", dependencies: ["GeofenceKit", "GeometryKit", "Geodesy", "CGEOS"],
                 path: "Tests/GeofenceTestSupport", swiftSettings: checks),
-        .testTarget(name: "GeodesyTests", dependencies: ["Geodesy", "CPROJ"], swiftSettings: checks),
-        .testTarget(name: "GeometryKitTests", dependencies: ["GeometryKit"], resources: [.copy("Fixtures")], swiftSettings: checks),
+        .testTarget(name: "GeodesyTests", dependencies: ["Geodesy", "CPROJ", "GeofenceTestSupport"], swiftSettings: checks),
+        .testTarget(name: "GeometryKitTests", dependencies: ["GeometryKit", "GeofenceTestSupport"], resources: [.copy("Fixtures")], swiftSettings: checks),
         .testTarget(name: "GeofenceIndexTests", dependencies: ["GeofenceIndex", "Geodesy", "GeofenceTestSupport", "CGEOS"], swiftSettings: checks),
         .testTarget(name: "GeofencePlanningTests", dependencies: ["GeofencePlanning", "GeofenceIndex", "Geodesy", "GeofenceTestSupport"], swiftSettings: checks),
         .testTarget(name: "GeofenceKitTests", dependencies: ["GeofenceKit", "GeometryKit", "Geodesy", "CGEOS", "GeofenceTestSupport"],

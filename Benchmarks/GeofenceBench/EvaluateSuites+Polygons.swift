@@ -35,7 +35,7 @@ extension EvaluateSuites {
 
     /// Checks the index against the polygon brute force on a sample of the fixes.
     func checkSample(_ index: FenceIndex, _ brute: PolygonBruteForce, _ batches: [[Fix]]) {
-        var rng = SeededRandom(seed: options.seed ^ 0x5EED_0013)
+        var rng = SeededGenerator(benchmarkSeed: options.seed ^ 0x5EED_0013)
         var a: [Int32] = [], b: [Int32] = []
         for _ in 0..<min(2_000, max(100, Int(2e8 / Double(brute.count)))) {
             let batch = batches[rng.int(batches.count)]

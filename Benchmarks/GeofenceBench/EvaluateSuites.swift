@@ -143,7 +143,7 @@ struct EvaluateSuites {
     /// Checks the index against the brute force on a sample of the fixes (state as docs/evaluation.md with accuracy).
     func checkSample(_ index: FenceIndex, _ circles: [CircleRecord], _ batches: [[Fix]]) {
         let brute = BruteForce(circles)
-        var rng = SeededRandom(seed: options.seed ^ 0x5EED_0005)
+        var rng = SeededGenerator(benchmarkSeed: options.seed ^ 0x5EED_0005)
         let sample = min(2_000, max(100, Int(2e8 / Double(circles.count))))
         var a: [Int32] = [], b: [Int32] = []
         for _ in 0..<sample {

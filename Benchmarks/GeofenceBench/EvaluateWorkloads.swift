@@ -19,7 +19,7 @@ enum RandomWalk {
     /// Fixes in batches of `batchSize` (the CLI's batch size); `devices`
     /// walkers (default: one per `fixesPerDevice` fixes).
     static func batches(fences: [CircleRecord], fixes total: Int, devices deviceCount: Int? = nil, seed: UInt64) -> [[Fix]] {
-        var rng = SeededRandom(seed: seed ^ 0x5EED_0004)
+        var rng = SeededGenerator(benchmarkSeed: seed ^ 0x5EED_0004)
         let devices = deviceCount ?? max(1, total / fixesPerDevice)
         var pos: [Point] = [], heading: [Double] = [], speed: [Double] = []
         for _ in 0..<devices {

@@ -54,7 +54,7 @@ struct IndexSuites {
     func realWorkload(name: String, files: [String], data: RealData) throws -> CircleWorkload {
         let circles = try data.circles(files)
         let trace = try data.fixes(data.traceName).fixes
-        var rng = SeededRandom(seed: options.seed ^ 0x5EED_0003)
+        var rng = SeededGenerator(benchmarkSeed: options.seed ^ 0x5EED_0003)
         var queries: [Point] = []
         for k in 0..<pointQueries {
             if k % 2 == 0 {

@@ -65,7 +65,7 @@ struct PolygonSuite {
                 west = min(west, xy[v]); east = max(east, xy[v]); south = min(south, xy[v + 1]); north = max(north, xy[v + 1])
             }
         }
-        var rng = SeededRandom(seed: options.seed ^ 0x5EED_0007)
+        var rng = SeededGenerator(benchmarkSeed: options.seed ^ 0x5EED_0007)
         var q: [Point] = []
         for k in 0..<queries {
             if k % 2 == 0 {

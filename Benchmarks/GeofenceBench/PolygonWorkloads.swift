@@ -126,10 +126,10 @@ extension Synthetic {
     /// or cities), so answers are non-trivial and the clustered case meets overlaps.
     static func polygons(kind: String, count n: Int, queries q: Int, templates: OutlineTemplates, seed: UInt64,
                          cityCount: Int = 300) -> PolygonWorkload {
-        var rng = SeededRandom(seed: seed ^ (kind == "uniform" ? 0x5EED_0011 : 0x5EED_0012))
+        var rng = SeededGenerator(benchmarkSeed: seed ^ (kind == "uniform" ? 0x5EED_0011 : 0x5EED_0012))
         let cities = kind == "clustered" ? Cities(count: cityCount, rng: &rng) : nil
         let sinSouth = sin(-60 * Double.pi / 180), sinNorth = sin(70 * Double.pi / 180)
-        func centre(_ rng: inout SeededRandom) -> Point {
+        func centre(_ rng: inout SeededGenerator) -> Point {
             if let cities { return cities.draw(&rng) }
             return Point(lat: asin(rng.uniform(sinSouth, sinNorth)) * 180 / Double.pi, lon: rng.uniform(-180, 180))
         }

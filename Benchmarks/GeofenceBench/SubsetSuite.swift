@@ -99,7 +99,7 @@ struct SubsetSuite {
             guard case .circle(let lat, let lon, let r) = f.shape else { preconditionFailure("\(file): \(f.id) is not a circle") }
             return CircleRecord(id: f.id, lat: lat, lon: lon, radius: r)
         }
-        var rng = SeededRandom(seed: options.seed ^ 0x5EED_0007)
+        var rng = SeededGenerator(benchmarkSeed: options.seed ^ 0x5EED_0007)
         let queries: [Point] = (0..<selectorQueries).map { _ in
             let f = circles[rng.int(circles.count)]
             return Synthetic.offset(Point(lat: f.lat, lon: f.lon), metres: rng.uniform(0, 20_000), bearing: rng.uniform(0, 2 * Double.pi))
@@ -178,7 +178,7 @@ struct SubsetSuite {
         // Brute force on sampled bundled tiles, and the coverage guarantee there.
         let bundled = answers.counts.indices.filter { answers.counts[$0] >= 0 }
         var bruteTimes: [Double] = [], oursTime = 0.0, bruteSizes: [Int] = [], unionSizes: [Int] = [], ourSizes: [Int] = []
-        var rng = SeededRandom(seed: options.seed ^ 0x5EED_0008)
+        var rng = SeededGenerator(benchmarkSeed: options.seed ^ 0x5EED_0008)
         var near: [Neighbor] = []
         for i in sampleIndices(bundled.count, n: n).map({ bundled[$0] }) {
             let ours = bundler.bundle(for: tiles[i], scratch: &scratch)!.slots
@@ -250,7 +250,7 @@ struct SubsetSuite {
     }
 
     /// Corners, centre and four random interior points of a tile.
-    static func samplePoints(_ tile: Tile, _ rng: inout SeededRandom) -> [Point] {
+    static func samplePoints(_ tile: Tile, _ rng: inout SeededGenerator) -> [Point] {
         let b = tile.box
         var out = [Point(lat: b.north, lon: b.west), Point(lat: b.north, lon: b.east), Point(lat: b.south, lon: b.west),
                    Point(lat: b.south, lon: b.east), Point(lat: (b.south + b.north) / 2, lon: (b.west + b.east) / 2)]

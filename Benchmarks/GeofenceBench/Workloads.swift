@@ -44,12 +44,12 @@ enum Synthetic {
         return Point(lat: max(-90, min(90, lat)), lon: max(-180, min(180, lon)))
     }
 
-    static func uniformOnSphere(_ rng: inout SeededRandom) -> Point {
+    static func uniformOnSphere(_ rng: inout SeededGenerator) -> Point {
         Point(lat: asin(rng.uniform(-1, 1)) * 180 / Double.pi, lon: rng.uniform(-180, 180))
     }
 
     static func uniform(count n: Int, queries q: Int, seed: UInt64) -> CircleWorkload {
-        var rng = SeededRandom(seed: seed ^ 0x5EED_0001)
+        var rng = SeededGenerator(benchmarkSeed: seed ^ 0x5EED_0001)
         var circles: [CircleRecord] = []
         circles.reserveCapacity(n)
         for i in 0..<n {
@@ -77,7 +77,7 @@ enum Synthetic {
         var spread: [Double] = []
         var cumulative: [Double] = []
 
-        init(count: Int, zipf: Double = 0.8, rng: inout SeededRandom) {
+        init(count: Int, zipf: Double = 0.8, rng: inout SeededGenerator) {
             var total = 0.0
             for i in 0..<count {
                 let lat = asin(rng.uniform(sin(-55 * Double.pi / 180), sin(70 * Double.pi / 180))) * 180 / Double.pi
@@ -89,7 +89,7 @@ enum Synthetic {
             cumulative = cumulative.map { $0 / total }
         }
 
-        func draw(_ rng: inout SeededRandom) -> Point {
+        func draw(_ rng: inout SeededGenerator) -> Point {
             let u = rng.unit()
             var lo = 0, hi = cumulative.count - 1
             while lo < hi {
@@ -102,7 +102,7 @@ enum Synthetic {
     }
 
     static func clustered(count n: Int, queries q: Int, seed: UInt64, cityCount: Int = 300) -> CircleWorkload {
-        var rng = SeededRandom(seed: seed ^ 0x5EED_0002)
+        var rng = SeededGenerator(benchmarkSeed: seed ^ 0x5EED_0002)
         let cities = Cities(count: cityCount, rng: &rng)
         var circles: [CircleRecord] = []
         circles.reserveCapacity(n)
@@ -121,7 +121,7 @@ enum Synthetic {
     /// around a device is the same at every size (about one fence per point) and any growth
     /// of the cost with the fence count is the index's, not a growing answer.
     static func scaledCities(count n: Int, seed: UInt64) -> CircleWorkload {
-        var rng = SeededRandom(seed: seed ^ 0x5EED_0006)
+        var rng = SeededGenerator(benchmarkSeed: seed ^ 0x5EED_0006)
         let cities = Cities(count: max(2, n / 500), zipf: 0, rng: &rng)
         var circles: [CircleRecord] = []
         circles.reserveCapacity(n)

@@ -1,4 +1,5 @@
 import XCTest
+import GeofenceTestSupport
 @testable import Geodesy
 
 /// Published WGS84 geodesics. Source: the test set of GeographicLib (C. F. F. Karney,
@@ -102,7 +103,7 @@ final class GeodesicTests: XCTestCase {
 
     /// Inverse then direct returns to the second point (everywhere, including across ±180°).
     func testDirectInvertsInverse() {
-        var rng = SplitMix64(seed: 84)
+        var rng = SeededGenerator(seed: 84)
         for _ in 0..<2_000 {
             let lat1 = Double.random(in: -89.9...89.9, using: &rng), lon1 = Double.random(in: -180...180, using: &rng)
             let lat2 = Double.random(in: -89.9...89.9, using: &rng), lon2 = Double.random(in: -180...180, using: &rng)
@@ -114,15 +115,3 @@ final class GeodesicTests: XCTestCase {
     }
 }
 
-/// SplitMix64: a small seeded generator so random tests are reproducible.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

@@ -1,4 +1,5 @@
 import XCTest
+import GeofenceTestSupport
 @testable import GeometryKit
 
 final class CRSTransformerTests: XCTestCase {
@@ -68,7 +69,7 @@ final class CRSTransformerTests: XCTestCase {
     func testBatchEqualsSingle() throws {
         let proj = try PROJContext()
         let toWGS84 = try CRSTransformer(from: "EPSG:2154", context: proj)
-        var rng = SplitMix64(seed: 2154)
+        var rng = SeededGenerator(seed: 2154)
         let points: [(x: Double, y: Double)] = (0..<2_000).map { _ in
             (Double.random(in: 100_000...1_200_000, using: &rng), Double.random(in: 6_000_000...7_100_000, using: &rng))
         }

@@ -1,4 +1,5 @@
 import XCTest
+import GeofenceTestSupport
 @testable import GeometryKit
 
 final class PreparedGeometryTests: XCTestCase {
@@ -12,7 +13,7 @@ final class PreparedGeometryTests: XCTestCase {
         let ctx = try GEOSContext()
         let shape = try ctx.geometry(wkt: wkt)
         let prepared = try shape.prepared()
-        var rng = SplitMix64(seed: 0x6E0F_E2CE)
+        var rng = SeededGenerator(seed: 0x6E0F_E2CE)
         var inside = 0, onBoundary = 0
         for i in 0..<20_000 {
             let x: Double, y: Double
