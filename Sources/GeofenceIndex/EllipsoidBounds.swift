@@ -32,10 +32,12 @@ import Geodesy
 /// table (0.1°) with linear interpolation, its error (< 1e-8 rad) subtracted.
 /// The first bound is tight along parallels, the second along meridians; keys
 /// take the larger.
-enum EllipsoidBounds {
-    static let a = Geodesic.wgs84A
-    static let e2 = Geodesic.wgs84F * (2 - Geodesic.wgs84F)
-    static let d2r = Double.pi / 180
+package enum EllipsoidBounds {
+    /// The WGS84 equatorial radius in metres.
+    package static let a = Geodesic.wgs84A
+    /// The WGS84 first eccentricity squared, `f (2 − f)`.
+    package static let e2 = Geodesic.wgs84F * (2 - Geodesic.wgs84F)
+    static var d2r: Double { SphericalBounds.d2r }
     static let n = Geodesic.wgs84F / (2 - Geodesic.wgs84F)
     /// Rectifying radius (mean meridian radius).
     static let rectifyingRadius = a / (1 + n) * (1 + n * n / 4 + n * n * n * n / 64)
@@ -46,6 +48,25 @@ enum EllipsoidBounds {
         for i in 0...1800 { buffer[i] = rectifyingLatitude(Double(i) * 0.1 - 90) }
         return UnsafeBufferPointer(buffer)
     }()
+    /// The WGS84 radii of curvature at latitude `lat` (degrees), metres per
+    /// radian: `parallel` = N(φ) cos φ along the parallel (decreasing in |φ|),
+    /// `meridional` = M(φ) along the meridian (increasing in |φ|). The local
+    /// plane of `PolygonTable.planeScales(lat:)` is these per degree.
+    @inline(__always)
+    package static func radii(lat: Double) -> (parallel: Double, meridional: Double) {
+        let phi = lat * SphericalBounds.d2r
+        let s = sin(phi)
+        let w2 = 1 - e2 * s * s
+        return (a / w2.squareRoot() * cos(phi), meridionalRadius(w2: w2))
+    }
+
+    /// M = a (1 − e²) / w³, the meridional radius of curvature (metres per
+    /// radian) where `w2` = w² = 1 − e² sin²φ.
+    @inline(__always)
+    package static func meridionalRadius(w2: Double) -> Double {
+        a * (1 - e2) / (w2 * w2.squareRoot())
+    }
+
     /// Callers use these bounds from this distance (metres) on; nearer, the
     /// cheaper sphere bound's slack (0.75%) costs little.
     static let from = 100_000.0
@@ -74,7 +95,7 @@ enum EllipsoidBounds {
     static func scales(minAbsLat: Double) -> (m: Double, k: Double) {
         let s = SphericalBounds.sinLowerBound(minAbsLat * d2r)
         let w = 1 - e2 * (s * s)
-        return (a * (1 - e2) / (w * w.squareRoot()), w / (1 - e2))
+        return (meridionalRadius(w2: w), w / (1 - e2))
     }
 
     /// `2 asin(√h)`, bounded below by its series cut after three (positive)
@@ -216,8 +237,7 @@ enum EllipsoidBounds {
         let sh = Swift.max(sin1, sin2) + path * path * 0.125
         guard path < upperReach, dlam < 0.5, sh < 0.9998 else { return .infinity }
         let w = 1 - e2 * (sh * sh)
-        let sw = w.squareRoot()
-        let mBar = a * (1 - e2) / (w * sw)
+        let mBar = meridionalRadius(w2: w)
         let kBar = w / (1 - e2)
         let yl = dphi * 0.5, yn = kBar * dlam * 0.5
         let l2 = yl * yl, n2 = yn * yn

@@ -104,6 +104,32 @@ public struct FenceIndex: Sendable {
         table.boxes(record: table.record(ofLive: Int(slot)))
     }
 
+    // MARK: Compiled geometry (for the package's modules)
+
+    /// A live fence as the index compiled it.
+    package enum CompiledGeometry: Sendable {
+        /// A circle: centre (degrees), the cosine of its latitude, radius (metres).
+        case circle(lat: Double, lon: Double, cosLat: Double, radius: Double)
+        /// A polygon: its number in `polygonTable`.
+        case polygon(Int)
+    }
+
+    /// The compiled geometry of a live slot: the circle, or the polygon number in `polygonTable`.
+    /// - Complexity: O(1).
+    /// - Precondition: `slot` is live (`isLive(_:)`).
+    package func compiledGeometry(of slot: Int32) -> CompiledGeometry {
+        let r = table.record(ofLive: Int(slot))
+        let p = table.polygonOf[r]
+        if p >= 0 { return .polygon(Int(p)) }
+        let c = table.circles[r]
+        return .circle(lat: c.lat, lon: c.lon, cosLat: c.cosLat, radius: c.radius)
+    }
+
+    /// The compiled polygons (rings, part boxes, latitude bands), numbered as
+    /// `compiledGeometry(of:)` gives them for the same index value (a rebuild renumbers them).
+    /// - Complexity: O(1) (shares the storage).
+    package var polygonTable: PolygonTable { table.polygons }
+
     // MARK: Building
 
     /// Packs every live fence into the main tree, lays the records out in

@@ -20,23 +20,18 @@ import Geodesy
 /// choice of `q*` (second order: well under 1 mm at 1 km, ~1 cm at 10 km at
 /// mid latitudes). At a pole the plane degenerates (`x ≡ 0`).
 extension PolygonTable {
-    /// Metres per degree of latitude and of longitude in the local plane at `lat`.
+    /// Metres per degree of longitude (`kx` = N cos φ · π/180) and of latitude
+    /// (`ky` = M · π/180) in the local plane at `lat` (`EllipsoidBounds.radii(lat:)`).
     @inline(__always)
-    static func planeScales(lat: Double) -> (kx: Double, ky: Double) {
-        let a = Geodesic.wgs84A, f = Geodesic.wgs84F
-        let e2 = f * (2 - f)
-        let phi = lat * (Double.pi / 180)
-        let s = sin(phi)
-        let w2 = 1 - e2 * s * s
-        let w = w2.squareRoot()
-        let n = a / w
-        let m = a * (1 - e2) / (w2 * w)
-        return (n * cos(phi) * (Double.pi / 180), m * (Double.pi / 180))
+    package static func planeScales(lat: Double) -> (kx: Double, ky: Double) {
+        let r = EllipsoidBounds.radii(lat: lat)
+        return (r.parallel * SphericalBounds.d2r, r.meridional * SphericalBounds.d2r)
     }
 
-    /// The longitude shift (0 or ±360) bringing a part near `lon`.
+    /// The longitude shift (0 or ±360) bringing a part near `lon`, from the
+    /// longitude of its box centre (`partCentre(_:)`).
     @inline(__always)
-    static func shift(forPartCentre centre: Double, lon: Double) -> Double {
+    package static func shift(forPartCentre centre: Double, lon: Double) -> Double {
         let d = centre - lon
         if d > 180 { return -360 }
         if d < -180 { return 360 }
@@ -63,11 +58,15 @@ extension PolygonTable {
         return found
     }
 
-    /// The point of the part's boundary nearest to (`lat`, `lon`) in the local plane.
-    func nearestBoundaryPoint(part: Int, lat: Double, lon: Double, kx: Double, ky: Double) -> (lat: Double, lon: Double) {
+    /// The point of the part's boundary (all its rings) nearest to (`lat`,
+    /// `lon`) in the local plane there (`kx`, `ky`: `planeScales(lat:)`), in
+    /// the part's own coordinates, and its distance in that plane (metres).
+    /// - Complexity: O(edges near the point); O(edges of the part) for parts without latitude bands.
+    package func nearestBoundaryPoint(part: Int, lat: Double, lon: Double, kx: Double, ky: Double)
+        -> (lat: Double, lon: Double, plane: Double) {
         let b = partBox(part)
-        let shift = PolygonTable.shift(forPartCentre: (b.west + b.east) * 0.5, lon: lon)
-        return coords.withUnsafeBufferPointer { c -> (lat: Double, lon: Double) in
+        let shift = PolygonTable.shift(forPartCentre: partCentre(part), lon: lon)
+        return coords.withUnsafeBufferPointer { c -> (lat: Double, lon: Double, plane: Double) in
             var bestD2 = Double.infinity, bestV = -1, bestT = 0.0
             @inline(__always) func visit(_ v: Int) {
                 let x1 = (c[2 * v] + shift - lon) * kx, y1 = (c[2 * v + 1] - lat) * ky
@@ -104,9 +103,10 @@ extension PolygonTable {
                 }
             }
             let x1 = c[2 * bestV], y1 = c[2 * bestV + 1], x2 = c[2 * bestV + 2], y2 = c[2 * bestV + 3]
-            if bestT == 0 { return (y1, x1) }
-            if bestT == 1 { return (y2, x2) }
-            return (y1 + bestT * (y2 - y1), x1 + bestT * (x2 - x1))
+            let plane = bestD2.squareRoot()
+            if bestT == 0 { return (y1, x1, plane) }
+            if bestT == 1 { return (y2, x2, plane) }
+            return (y1 + bestT * (y2 - y1), x1 + bestT * (x2 - x1), plane)
         }
     }
 }

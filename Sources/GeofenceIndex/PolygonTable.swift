@@ -7,15 +7,18 @@ import Geodesy
 /// nearest-edge searches touch only nearby edges. No per-query allocation.
 ///
 /// Edge `v` is the segment from vertex `v` to vertex `v + 1` of the same ring.
-struct PolygonTable: Sendable {
+package struct PolygonTable: Sendable {
     /// Parts with more edges than this get latitude bands.
     static let bandThreshold = 32
     /// Average edges per band.
     static let edgesPerBand = 4
 
-    var coords: [Double] = []
-    var ringStarts: [Int32] = [0]
-    var partRings: [Int32] = [0]
+    /// Vertices as `lon, lat` pairs, all rings one after another, each ring closed.
+    package internal(set) var coords: [Double] = []
+    /// Per ring: its first vertex, then the total (ring `r` is vertices `ringStarts[r]..<ringStarts[r + 1]`).
+    package internal(set) var ringStarts: [Int32] = [0]
+    /// Per part: its first ring, then the total (part `p` is rings `partRings[p]..<partRings[p + 1]`).
+    package internal(set) var partRings: [Int32] = [0]
     /// 4 per part: west, south, east, north.
     var partBoxes: [Double] = []
     /// Per part: first band (global index) and band count (0: no bands).
@@ -30,6 +33,9 @@ struct PolygonTable: Sendable {
     var polygonParts: [Int32] = [0]
 
     var polygonCount: Int { polygonParts.count - 1 }
+
+    /// Parts of all polygons (valid parts are `0..<partCount`).
+    package var partCount: Int { partRings.count - 1 }
 
     var memoryBytes: Int {
         coords.capacity * 8 + ringStarts.capacity * 4 + partRings.capacity * 4 + partBoxes.capacity * 8
@@ -110,12 +116,17 @@ struct PolygonTable: Sendable {
 
     /// Parts of a polygon.
     @inline(__always)
-    func parts(of polygon: Int) -> Range<Int> { Int(polygonParts[polygon])..<Int(polygonParts[polygon + 1]) }
+    package func parts(of polygon: Int) -> Range<Int> { Int(polygonParts[polygon])..<Int(polygonParts[polygon + 1]) }
 
+    /// The box of a part's vertices (`west <= east`: parts do not cross the antimeridian).
     @inline(__always)
-    func partBox(_ p: Int) -> (west: Double, south: Double, east: Double, north: Double) {
+    package func partBox(_ p: Int) -> (west: Double, south: Double, east: Double, north: Double) {
         (partBoxes[4 * p], partBoxes[4 * p + 1], partBoxes[4 * p + 2], partBoxes[4 * p + 3])
     }
+
+    /// The longitude of the centre of a part's box (see `shift(forPartCentre:lon:)`).
+    @inline(__always)
+    package func partCentre(_ p: Int) -> Double { (partBoxes[4 * p] + partBoxes[4 * p + 2]) * 0.5 }
 
     /// The shape back from flat storage.
     func shape(of polygon: Int) -> PolygonShape {

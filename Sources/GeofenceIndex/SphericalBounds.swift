@@ -13,33 +13,53 @@ import Geodesy
 ///  - `s >= (1 - rel) d - abs` (lower bounds for pruning and best-first keys);
 ///  - `s <= (1 + rel) d + abs` (clearly-inside decisions).
 /// A further relative 1e-12 covers the rounding of the trigonometry.
-enum SphericalBounds {
-    static let radius = Sphere.meanRadius
-    static let rel = Sphere.relativeError
-    static let abs = Sphere.absoluteError
-    static let d2r = Double.pi / 180
-    static let r2d = 180 / Double.pi
+///
+/// Box-to-box bounds and boxes grown by a distance are in `SphericalBounds+Boxes.swift`.
+package enum SphericalBounds {
+    /// The mean sphere's radius in metres (`Sphere.meanRadius`).
+    package static let radius = Sphere.meanRadius
+    /// The relative term of the sphere bound (`Sphere.relativeError`).
+    package static let rel = Sphere.relativeError
+    /// The absolute term of the sphere bound in metres (`Sphere.absoluteError`).
+    package static let abs = Sphere.absoluteError
+    /// Radians per degree.
+    package static let d2r = Double.pi / 180
+    /// Degrees per radian.
+    package static let r2d = 180 / Double.pi
 
     /// A central angle (radians) at least the spherical distance of any pair
     /// whose geodesic distance is at most `metres`.
     @inline(__always)
-    static func capAngle(metres: Double) -> Double {
+    package static func capAngle(metres: Double) -> Double {
         (metres + abs) / (1 - rel) / radius * (1 + 1e-12)
     }
 
     /// A lower bound of the geodesic distance of a pair whose spherical
     /// central angle is at least `angle` radians.
     @inline(__always)
-    static func geodesicLowerBound(angle: Double) -> Double {
+    package static func geodesicLowerBound(angle: Double) -> Double {
         Swift.max(0, angle * radius * (1 - rel) * (1 - 1e-12) - abs)
+    }
+
+    /// An upper bound of the geodesic distance of a pair whose spherical
+    /// central angle is at most `angle` radians.
+    @inline(__always)
+    package static func geodesicUpperBound(angle: Double) -> Double {
+        angle * radius * (1 + rel) * (1 + 1e-12) + abs
     }
 
     /// Lower and upper bounds of the geodesic distance of a pair whose
     /// spherical central angle is exactly `angle` radians (up to rounding).
     @inline(__always)
     static func geodesicBounds(angle: Double) -> (lower: Double, upper: Double) {
-        let d = angle * radius
-        return (Swift.max(0, d * (1 - rel) * (1 - 1e-12) - abs), d * (1 + rel) * (1 + 1e-12) + abs)
+        (geodesicLowerBound(angle: angle), geodesicUpperBound(angle: angle))
+    }
+
+    /// `angle` radians in degrees, rounded outward: raised by a relative
+    /// 1e-12 and an absolute 1e-9° (the margins of every box built here).
+    @inline(__always)
+    package static func outwardDegrees(radians angle: Double) -> Double {
+        angle * r2d * (1 + 1e-12) + 1e-9
     }
 
     /// cos(lat) for a latitude in degrees (|lat| <= 90) without a libm call:
@@ -74,45 +94,39 @@ enum SphericalBounds {
         return y + y * y2 * s
     }
 
-    /// Haversine central angle (radians); `cos1`, `cos2` are the cosines of the latitudes.
+    /// The haversine central angle (radians) for a latitude difference
+    /// `dlat` and a longitude difference `dlon` (degrees) between latitudes
+    /// with cosines `cos1` and `cos2`: `2 asin √(hav Δφ + cos φ1 cos φ2 hav Δλ)`.
     @inline(__always)
-    static func centralAngle(lat1: Double, lon1: Double, cos1: Double,
-                             lat2: Double, lon2: Double, cos2: Double) -> Double {
-        let sp = sin((lat2 - lat1) * (d2r * 0.5))
-        let sl = sin((lon2 - lon1) * (d2r * 0.5))
+    package static func haversineAngle(dlat: Double, dlon: Double, cos1: Double, cos2: Double) -> Double {
+        let sp = sin(dlat * (d2r * 0.5))
+        let sl = sin(dlon * (d2r * 0.5))
         let h = sp * sp + cos1 * cos2 * (sl * sl)
         return 2 * asin(Swift.min(1, h.squareRoot()))
+    }
+
+    /// Haversine central angle (radians); `cos1`, `cos2` are the cosines of the latitudes.
+    @inline(__always)
+    package static func centralAngle(lat1: Double, lon1: Double, cos1: Double,
+                                     lat2: Double, lon2: Double, cos2: Double) -> Double {
+        haversineAngle(dlat: lat2 - lat1, dlon: lon2 - lon1, cos1: cos1, cos2: cos2)
     }
 
     /// Angular (degrees) longitude distance from `lon` to the interval
     /// `[west, east]` (`west <= east`), going either way round; 0 inside.
     @inline(__always)
     static func longitudeGap(_ lon: Double, west: Double, east: Double) -> Double {
-        if lon >= west && lon <= east { return 0 }
-        var a = west - lon
-        if a < 0 { a += 360 }
-        var b = lon - east
-        if b < 0 { b += 360 }
-        return Swift.min(Swift.min(a, b), 180)
+        longitudeGap(lon, lon, west, east)
     }
 
     /// A lower bound of the central angle (radians) between the point and any
-    /// point of the box `[west, east] × [south, north]` (`west <= east`).
-    ///
-    /// From `hav(c) = hav(Δφ) + cos φ1 cos φ2 hav(Δλ)`, each term bounded
-    /// below over the box: `|Δφ|` by the latitude gap, `cos φ2` by its minimum
-    /// on `[south, north]`, `|Δλ|` by the longitude gap.
+    /// point of the box `[west, east] × [south, north]` (`west <= east`): the
+    /// box-to-box bound with the point as a box, `cos φ2` bounded by its
+    /// minimum on `[south, north]`.
     @inline(__always)
     static func angleLowerBound(lat: Double, lon: Double, cosLat: Double,
                                 west: Double, south: Double, east: Double, north: Double) -> Double {
-        let dlat = Swift.max(0, Swift.max(south - lat, lat - north))
-        let dlon = longitudeGap(lon, west: west, east: east)
-        if dlon == 0 { return dlat * d2r }
-        let sl = sin(dlat * (d2r * 0.5))
-        let sn = sin(dlon * (d2r * 0.5))
-        let cmin = Swift.max(0, cos(Swift.max(Swift.abs(south), Swift.abs(north)) * d2r))
-        let h = sl * sl + cosLat * cmin * (sn * sn)
-        return 2 * asin(Swift.min(1, h.squareRoot()))
+        angleLowerBound(lon, lat, lon, lat, cosMin: cosLat, west, south, east, north, cosMin2: cosMin(south, north))
     }
 
     /// A lower bound of `sin(y)` for `y` in `[0, π/2]` without calling `sin`:
@@ -174,12 +188,11 @@ enum SphericalBounds {
     /// at most 1/6), so the box contains `capBox`'s. Falls back to `capBox`.
     @inline(__always)
     static func capBox(lat: Double, lon: Double, angle: Double, cosLat: Double) -> GeoBox {
-        let pad = 1e-9
-        let rd = angle * r2d * (1 + 1e-12) + pad
+        let rd = outwardDegrees(radians: angle)
         let south = lat - rd, north = lat + rd
         let s = angle / cosLat * (1 + 1e-12)
         guard angle < 0.01, north < 89, south > -89, s < 0.1 else { return capBox(lat: lat, lon: lon, angle: angle) }
-        let dl = (s + s * s * s / (6 * (1 - s * s))) * r2d * (1 + 1e-12) + pad
+        let dl = outwardDegrees(radians: s + s * s * s / (6 * (1 - s * s)))
         var west = lon - dl, east = lon + dl
         if west < -180 { west += 360 }
         if east > 180 { east -= 360 }
@@ -190,24 +203,6 @@ enum SphericalBounds {
     /// it contains every position within that central angle. Full longitude
     /// range when the cap holds a pole; crosses the antimeridian when needed.
     static func capBox(lat: Double, lon: Double, angle: Double) -> GeoBox {
-        if angle >= Double.pi { return .world }
-        let pad = 1e-9
-        let rd = angle * r2d * (1 + 1e-12) + pad
-        let south = lat - rd, north = lat + rd
-        if north >= 90 || south <= -90 {
-            return GeoBox(west: -180, south: Swift.max(-90, south), east: 180, north: Swift.min(90, north))
-        }
-        let s = sin(angle) / cos(lat * d2r)
-        if !(s < 1) { return GeoBox(west: -180, south: south, east: 180, north: north) }
-        let dl = asin(s) * r2d * (1 + 1e-12) + pad
-        if dl >= 180 { return GeoBox(west: -180, south: south, east: 180, north: north) }
-        var west = lon - dl, east = lon + dl
-        if west < -180 { west += 360 }
-        if east > 180 { east -= 360 }
-        if west <= east && (lon - dl < -180 || lon + dl > 180) {
-            // Wrapped onto itself: the full range.
-            return GeoBox(west: -180, south: south, east: 180, north: north)
-        }
-        return GeoBox(west: west, south: south, east: east, north: north)
+        capBox(west: lon, south: lat, east: lon, north: lat, angle: angle)
     }
 }

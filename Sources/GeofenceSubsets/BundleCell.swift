@@ -38,19 +38,21 @@ struct BundleCell: Sendable {
         self.west = west; self.south = south; self.east = east; self.north = north
         lat = (south + north) * 0.5
         lon = (west + east) * 0.5
-        cosLat = cos(lat * GeoBounds.d2r)
+        cosLat = cos(lat * SphericalBounds.d2r)
         if let knownRadius {
             radius = knownRadius
         } else {
             radius = BundleCell.radius(halfWidth: (east - west) * 0.5, south: south, north: north)
         }
-        cosMin = GeoBounds.cosMin(south, north)
-        let r = GeoBounds.absRange(south, north)
-        kxMax = GeoBounds.parallelRadius(r.min) * GeoBounds.d2r
-        kyMax = GeoBounds.meridionalRadius(r.max) * GeoBounds.d2r
-        kyMin = GeoBounds.meridionalRadius(r.min) * GeoBounds.d2r
-        parallelMin = GeoBounds.parallelRadius(r.max)
-        meridionalMin = GeoBounds.meridionalRadius(r.min)
+        cosMin = SphericalBounds.cosMin(south, north)
+        let r = SphericalBounds.absRange(south, north)
+        // N cos φ falls and M rises with |φ|.
+        let inner = EllipsoidBounds.radii(lat: r.min), outer = EllipsoidBounds.radii(lat: r.max)
+        kxMax = inner.parallel * SphericalBounds.d2r
+        kyMax = outer.meridional * SphericalBounds.d2r
+        kyMin = inner.meridional * SphericalBounds.d2r
+        parallelMin = outer.parallel
+        meridionalMin = inner.meridional
     }
 
     /// The corner distance bound for a rectangle `halfWidth` degrees either side
@@ -69,19 +71,21 @@ struct BundleCell: Sendable {
     /// Lower bound (metres) of the geodesic distance from any point of the cell to the point.
     @inline(__always)
     func lowerDistance(lat pLat: Double, lon pLon: Double, cosLat pCos: Double) -> Double {
-        GeoBounds.lower(angle: GeoBounds.angleLowerBound(west, south, east, north, cosMin: cosMin,
-                                                         pLon, pLat, pLon, pLat, cosMin2: pCos))
+        SphericalBounds.geodesicLowerBound(angle: SphericalBounds.angleLowerBound(west, south, east, north, cosMin: cosMin,
+                                                                                  pLon, pLat, pLon, pLat, cosMin2: pCos))
     }
 
     /// Lower bound (metres) of the geodesic distance from any point of the cell to any point of the box.
     @inline(__always)
     func lowerDistance(west w: Double, south s: Double, east e: Double, north n: Double, cosMin c: Double) -> Double {
-        GeoBounds.lower(angle: GeoBounds.angleLowerBound(west, south, east, north, cosMin: cosMin, w, s, e, n, cosMin2: c))
+        SphericalBounds.geodesicLowerBound(angle: SphericalBounds.angleLowerBound(west, south, east, north, cosMin: cosMin,
+                                                                                  w, s, e, n, cosMin2: c))
     }
 
     /// Upper bound (metres) of the geodesic distance from the centre to the point.
     @inline(__always)
     func upperCentreDistance(lat pLat: Double, lon pLon: Double, cosLat pCos: Double) -> Double {
-        GeoBounds.upper(angle: GeoBounds.centralAngle(lat1: lat, lon1: lon, cos1: cosLat, lat2: pLat, lon2: pLon, cos2: pCos))
+        SphericalBounds.geodesicUpperBound(angle: SphericalBounds.centralAngle(lat1: lat, lon1: lon, cos1: cosLat,
+                                                                               lat2: pLat, lon2: pLon, cos2: pCos))
     }
 }

@@ -66,13 +66,13 @@ public struct TileBundler: Sendable {
     static let maxAnchors = 4
 
     /// A bundler for `compiled`; `reach` in metres, `split` cells per tile side (at zoom 0
-    /// and 1 raised to 3 and 2), `poolFactor` 2 by default. Flattens the fences' geometry once.
+    /// and 1 raised to 3 and 2), `poolFactor` 2 by default. Reads the index's compiled geometry.
     /// - Precondition: `k` ≥ 1, `reach` ≥ 0, `split` ≥ 1, `poolFactor` ≥ 1.
-    /// - Complexity: O(fences + polygon vertices).
+    /// - Complexity: O(polygon parts).
     public init(compiled: CompiledFences, k: Int, reach: Double, split: Int = TileBundler.defaultSplit, poolFactor: Int = 2) {
         precondition(k >= 1 && reach >= 0 && split >= 1 && poolFactor >= 1)
         self.compiled = compiled
-        self.geometry = BundleGeometry(compiled.fences)
+        self.geometry = BundleGeometry(compiled.index)
         self.k = k
         self.reach = reach
         self.split = split
@@ -97,6 +97,8 @@ public struct TileBundler: Sendable {
     public struct Scratch {
         var nearest = NearestScratch()
         var pool: [Neighbor] = []
+        /// The compiled geometry of each pool entry.
+        var poolShapes: [FenceIndex.CompiledGeometry] = []
         var cellPool: [Neighbor] = []
         var anchors: [[BundleGeometry.Anchor]] = []
         var anchorBuffer: [BundleGeometry.Anchor] = []
@@ -134,13 +136,17 @@ public struct TileBundler: Sendable {
         let kth = scratch.pool[k - 1].distance
         while scratch.anchors.count < scratch.pool.count { scratch.anchors.append([]) }
         scratch.poolVectors.removeAll(keepingCapacity: true)
+        scratch.poolShapes.removeAll(keepingCapacity: true)
         for (i, nb) in scratch.pool.enumerated() {
-            let slot = Int(nb.slot)
-            let v = TileBundler.unitVector(lat: geometry.lat[slot], lon: geometry.lon[slot])
-            scratch.poolVectors.append(v.0); scratch.poolVectors.append(v.1); scratch.poolVectors.append(v.2)
-            let poly = geometry.polygonOf[slot]
-            if poly >= 0 {
-                geometry.anchors(polygon: Int(poly), lat: whole.lat, lon: whole.lon, limit: TileBundler.maxAnchors,
+            let shape = index.compiledGeometry(of: nb.slot)
+            scratch.poolShapes.append(shape)
+            switch shape {
+            case .circle(let lat, let lon, _, _):
+                let v = TileBundler.unitVector(lat: lat, lon: lon)
+                scratch.poolVectors.append(v.0); scratch.poolVectors.append(v.1); scratch.poolVectors.append(v.2)
+            case .polygon(let poly):
+                scratch.poolVectors.append(0); scratch.poolVectors.append(0); scratch.poolVectors.append(0)
+                geometry.anchors(polygon: poly, lat: whole.lat, lon: whole.lon, limit: TileBundler.maxAnchors,
                                  into: &scratch.anchorBuffer)
                 scratch.anchors[i] = scratch.anchorBuffer
             }
@@ -166,10 +172,8 @@ public struct TileBundler: Sendable {
                 index.nearest(k, lat: cell.lat, lon: cell.lon, scratch: &scratch.nearest, into: &scratch.cellPool)
                 var u = 0.0
                 for nb in scratch.cellPool {
-                    let slot = Int(nb.slot)
-                    let poly = geometry.polygonOf[slot]
-                    if poly >= 0 {
-                        geometry.anchors(polygon: Int(poly), lat: cell.lat, lon: cell.lon, limit: TileBundler.maxAnchors, into: &scratch.anchorBuffer)
+                    if case .polygon(let poly) = index.compiledGeometry(of: nb.slot) {
+                        geometry.anchors(polygon: poly, lat: cell.lat, lon: cell.lon, limit: TileBundler.maxAnchors, into: &scratch.anchorBuffer)
                         u = max(u, polygonUpperBound(scratch.anchorBuffer, cell, cache: &scratch.segmentBounds))
                     } else {
                         // d(p) ≤ max(0, g(c, x) + R_C − r) ≤ d(c) + R_C, with d(c) exact from the index.
@@ -181,16 +185,16 @@ public struct TileBundler: Sendable {
                 continue
             }
             let c = TileBundler.unitVector(lat: cell.lat, lon: cell.lon)
-            for (i, nb) in scratch.pool.enumerated() {
-                let slot = Int(nb.slot)
-                if geometry.polygonOf[slot] >= 0 {
+            for (i, shape) in scratch.poolShapes.enumerated() {
+                switch shape {
+                case .polygon:
                     scratch.ub.append(polygonUpperBound(scratch.anchors[i], cell, cache: &scratch.segmentBounds))
-                } else {
+                case .circle(_, _, _, let radius):
                     // Central angle from the chord between unit vectors (one asin).
                     let dx = scratch.poolVectors[3 * i] - c.0, dy = scratch.poolVectors[3 * i + 1] - c.1, dz = scratch.poolVectors[3 * i + 2] - c.2
                     let angle = 2 * asin(min(1, 0.5 * (dx * dx + dy * dy + dz * dz).squareRoot()))
-                    let d = GeoBounds.upper(angle: angle) + 1e-6
-                    scratch.ub.append(max(0, d + cell.radius - geometry.radius[slot]) * (1 + 1e-12) + 1e-6)
+                    let d = SphericalBounds.geodesicUpperBound(angle: angle) + 1e-6
+                    scratch.ub.append(max(0, d + cell.radius - radius) * (1 + 1e-12) + 1e-6)
                 }
             }
             let u = kthSmallest(&scratch.ub, k)
@@ -202,8 +206,9 @@ public struct TileBundler: Sendable {
         scratch.candidates.removeAll(keepingCapacity: true)
         let query = GeoBounds.expanded(west: b.west, south: b.south, east: b.east, north: b.north, by: umax)
         index.forEachIntersecting(query) { slot in
-            if fenceMayReach(slot, whole, within: umax) {
-                for (c, cell) in scratch.cells.enumerated() where fenceMayReach(slot, cell, within: scratch.cellBound[c]) {
+            let shape = index.compiledGeometry(of: slot)
+            if fenceMayReach(slot, shape, whole, within: umax) {
+                for (c, cell) in scratch.cells.enumerated() where fenceMayReach(slot, shape, cell, within: scratch.cellBound[c]) {
                     scratch.candidates.append(slot)
                     break
                 }
@@ -228,7 +233,7 @@ public struct TileBundler: Sendable {
         var found = false
         let query = GeoBounds.expanded(west: cell.west, south: cell.south, east: cell.east, north: cell.north, by: reach)
         compiled.index.forEachIntersecting(query) { slot in
-            if fenceMayReach(slot, cell, within: reach) { found = true; return false }
+            if fenceMayReach(slot, compiled.index.compiledGeometry(of: slot), cell, within: reach) { found = true; return false }
             return true
         }
         return found
@@ -281,10 +286,10 @@ public struct TileBundler: Sendable {
     func polygonUpperBound(_ anchors: [BundleGeometry.Anchor], _ cell: BundleCell, cache: inout [Int: Double]) -> Double {
         var plane = Double.infinity
         for a in anchors {
-            let centre = geometry.partCentre(Int(a.part))
+            let centre = geometry.polygons.partCentre(Int(a.part))
             let dp = max(abs(a.lat - cell.south), abs(a.lat - cell.north))
             var dl = 0.0
-            for shift in [BundleGeometry.shift(partCentre: centre, lon: cell.west), BundleGeometry.shift(partCentre: centre, lon: cell.east)] {
+            for shift in [PolygonTable.shift(forPartCentre: centre, lon: cell.west), PolygonTable.shift(forPartCentre: centre, lon: cell.east)] {
                 dl = max(dl, max(abs(a.lon + shift - cell.west), abs(a.lon + shift - cell.east)))
             }
             let x = dl * cell.kxMax, y = dp * cell.kyMax
@@ -317,9 +322,9 @@ public struct TileBundler: Sendable {
     /// only as wide as the piece reaches — a segment that reaches far towards
     /// the equator has little longitude left.
     static func segmentBound(plane p: Double, _ cell: BundleCell) -> Double {
-        let d2r = GeoBounds.d2r
+        let d2r = SphericalBounds.d2r
         let reach = p / cell.kyMin
-        let band = GeoBounds.absRange(max(-90, cell.south - reach), min(90, cell.north + reach))
+        let band = SphericalBounds.absRange(max(-90, cell.south - reach), min(90, cell.north + reach))
         let sigma = max(GeoBounds.parallelRadius(band.min) / cell.parallelMin,
                         GeoBounds.meridionalRadius(band.max) / cell.meridionalMin)
         var best = sigma * p
@@ -334,7 +339,7 @@ public struct TileBundler: Sendable {
             let dphiMin = (a <= 0 && b >= 0) ? 0 : min(abs(a), abs(b))
             let rest = max(0, p * p - (dphiMin * kyMin) * (dphiMin * kyMin))
             let dlon2 = rest / (kxMin * kxMin)
-            let lats = GeoBounds.absRange(max(-90, cell.south + min(0, a)), min(90, cell.north + max(0, b)))
+            let lats = SphericalBounds.absRange(max(-90, cell.south + min(0, a)), min(90, cell.north + max(0, b)))
             let ax = GeoBounds.parallelRadius(lats.min) * d2r, by = GeoBounds.meridionalRadius(lats.max) * d2r
             refined = max(refined, (dlon2 * ax * ax + dphiMax * dphiMax * by * by).squareRoot())
         }
@@ -342,25 +347,28 @@ public struct TileBundler: Sendable {
         return best
     }
 
-    /// Whether lb(C, F) ≤ `limit`: the fence may come within `limit` metres of the cell.
-    func fenceMayReach(_ slot: Int32, _ cell: BundleCell, within limit: Double) -> Bool {
-        let s = Int(slot)
-        let poly = geometry.polygonOf[s]
-        if poly < 0 {
-            return cell.lowerDistance(lat: geometry.lat[s], lon: geometry.lon[s], cosLat: geometry.cosLat[s]) - geometry.radius[s] <= limit
+    /// Whether lb(C, F) ≤ `limit`: the fence may come within `limit` metres of the cell
+    /// (`shape`: the slot's `FenceIndex.compiledGeometry(of:)`).
+    func fenceMayReach(_ slot: Int32, _ shape: FenceIndex.CompiledGeometry, _ cell: BundleCell, within limit: Double) -> Bool {
+        let poly: Int
+        switch shape {
+        case .circle(let lat, let lon, let cosLat, let radius):
+            return cell.lowerDistance(lat: lat, lon: lon, cosLat: cosLat) - radius <= limit
+        case .polygon(let p):
+            poly = p
         }
         if compiled.index.contains(slot, lat: cell.north, lon: cell.west) { return true }
-        let g = geometry
+        let g = geometry.polygons, cosMins = geometry.partCosMin
         return g.coords.withUnsafeBufferPointer { c -> Bool in
-            for p in g.parts(of: Int(poly)) {
-                if cell.lowerDistance(west: g.partBoxes[4 * p], south: g.partBoxes[4 * p + 1], east: g.partBoxes[4 * p + 2],
-                                      north: g.partBoxes[4 * p + 3], cosMin: g.partCosMin[p]) > limit { continue }
+            for p in g.parts(of: poly) {
+                let b = g.partBox(p)
+                if cell.lowerDistance(west: b.west, south: b.south, east: b.east, north: b.north, cosMin: cosMins[p]) > limit { continue }
                 for r in Int(g.partRings[p])..<Int(g.partRings[p + 1]) {
                     for v in Int(g.ringStarts[r])..<(Int(g.ringStarts[r + 1]) - 1) {
                         let x1 = c[2 * v], y1 = c[2 * v + 1], x2 = c[2 * v + 2], y2 = c[2 * v + 3]
                         let s = min(y1, y2), n = max(y1, y2)
                         if cell.lowerDistance(west: min(x1, x2), south: s, east: max(x1, x2), north: n,
-                                              cosMin: GeoBounds.cosMin(s, n)) <= limit { return true }
+                                              cosMin: SphericalBounds.cosMin(s, n)) <= limit { return true }
                     }
                 }
             }
@@ -390,7 +398,7 @@ public struct TileBundler: Sendable {
     /// A point of the unit sphere from geodetic latitude and longitude (the haversine's sphere).
     @inline(__always)
     static func unitVector(lat: Double, lon: Double) -> (Double, Double, Double) {
-        let p = lat * GeoBounds.d2r, l = lon * GeoBounds.d2r
+        let p = lat * SphericalBounds.d2r, l = lon * SphericalBounds.d2r
         let c = cos(p)
         return (c * cos(l), c * sin(l), sin(p))
     }
