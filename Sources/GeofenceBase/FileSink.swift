@@ -19,6 +19,10 @@ public struct FileSink: TextSink {
     let shownPath: String
     let tmp: String?
 
+    /// The temporary file written until `finish()` renames it (nil for standard output and
+    /// in-place writes), for callers that remove it when the process is stopped.
+    public var temporaryPath: String? { tmp }
+
     /// Opens the sink; a `nil` or `-` path means standard output.
     /// - Throws: `GeofenceError.output` when the file cannot be created.
     public init(path: String?) throws(GeofenceError) {

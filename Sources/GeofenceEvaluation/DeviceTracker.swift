@@ -24,6 +24,9 @@ struct DeviceTracker {
     }
 
     var started = false
+    /// Set when the device continues from a saved state whose fences changed: its next fix
+    /// is the first determination for the new and changed fences (`Evaluator.restarts`).
+    var fresh = false
     var stamp: UInt32 = 0
     /// Entries `0..<entryCount` of `entryStorage`, in no particular order.
     private(set) var entryCount = 0

@@ -239,7 +239,7 @@ public final class EvaluationRun {
     /// The fences evaluated against.
     public let compiled: CompiledFences
     /// The state machines' settings and options.
-    public let evaluator: Evaluator
+    public private(set) var evaluator: Evaluator
     /// Worker threads (≥ 1).
     public let threads: Int
     /// Groups (a power of two); device `d` is `groups[d & (groupCount - 1)][d >> groupShift]`.
@@ -257,6 +257,8 @@ public final class EvaluationRun {
     public private(set) var deviceCount = 0
     /// Fixes processed so far.
     public private(set) var fixes = 0
+    /// Events held by the run (not yet taken), all devices.
+    public private(set) var heldEvents = 0
     /// The devices of the last batch, in increasing index order (for `takeEvents`).
     var batchDevices: [Int32] = []
     /// Per device, the number of the last batch it was in (1-based; 0: none yet).
@@ -329,7 +331,12 @@ public final class EvaluationRun {
             // Room for about one classification per fix, so a batch rarely regrows it.
             workers[k].answers.removeAll(keepingCapacity: n / threads + n / (4 * threads) + 64)
         }
+        var before = 0
+        for d in batchDevices { before += groups[Int(d) & (groupCount - 1)][Int(d) >> groupShift].events.count }
         if threads == 1 { processOnOneThread(batch) } else { processInSlices(batch) }
+        var after = 0
+        for d in batchDevices { after += groups[Int(d) & (groupCount - 1)][Int(d) >> groupShift].events.count }
+        heldEvents += after - before
     }
 
     /// One thread: the whole batch sorted spatially and queried, then the state machines in log order.
@@ -450,6 +457,7 @@ public final class EvaluationRun {
     /// not taken.
     /// - Complexity: O(k log k + e) for k devices in the batch and e events taken.
     public func takeEvents() -> [EvaluationEvent] {
+        defer { heldEvents = 0 }
         var out: [EvaluationEvent] = []
         for d in batchDevices {
             let g = Int(d) & (groupCount - 1), k = Int(d) >> groupShift
@@ -468,21 +476,109 @@ public final class EvaluationRun {
     }
 
     /// Writes every event in docs/evaluation.md order.
-    public func write(to sink: inout some TextSink, format: EventWriter.Format, deviceName: (Int32) -> String) throws(GeofenceError) {
+    /// With `spill`, the events it holds come first for each device, merged in order
+    /// (docs/evaluation.md#memory); the held events are taken out of the run. Returns the
+    /// event counts by type of everything written.
+    /// - Throws: `GeofenceError.output` from the sink, `.input` when a spill file cannot be read.
+    /// - Complexity: O(events + devices × spill runs).
+    @discardableResult
+    public func write(to sink: inout some TextSink, format: EventWriter.Format, deviceName: (Int32) -> String,
+                      spill: EventSpill? = nil) throws(GeofenceError) -> [EventType: Int] {
         let writer = EventWriter(format: format, fences: compiled.fences)
         var out = writer.header ?? ""
-        for d in 0..<deviceCount {
-            let t = tracker(d)
-            if t.events.isEmpty { continue }
-            let name = deviceName(Int32(d))
-            for e in t.events {
-                writer.line(e, device: name, into: &out)
-                if out.utf8.count >= 1 << 16 {
-                    try sink.write(out)
-                    out.removeAll(keepingCapacity: true)
-                }
+        var counts = [0, 0, 0]
+        var currentDevice: Int32 = -1
+        var name = ""
+        func emit(_ e: EvaluationEvent) throws(GeofenceError) {
+            if e.device != currentDevice { currentDevice = e.device; name = deviceName(e.device) }
+            counts[Int(e.type.rawValue)] += 1
+            writer.line(e, device: name, into: &out)
+            if out.utf8.count >= 1 << 16 {
+                try sink.write(out)
+                out.removeAll(keepingCapacity: true)
+            }
+        }
+        if let spill, !spill.paths.isEmpty {
+            try spill.merge(held: takeAllEvents(), deviceCount: deviceCount, emit)
+        } else {
+            for d in 0..<deviceCount {
+                let t = tracker(d)
+                for e in t.events { try emit(e) }
             }
         }
         if !out.isEmpty { try sink.write(out) }
+        var byType: [EventType: Int] = [:]
+        for t in EventType.allCases where counts[Int(t.rawValue)] > 0 { byType[t] = counts[Int(t.rawValue)] }
+        return byType
+    }
+}
+
+// MARK: Continuing across runs
+
+extension EvaluationRun {
+    /// Moves every held event out of the run, devices in index order, each device's in
+    /// time order (one sorted run of the output order, for spilling to disk).
+    /// - Complexity: O(devices + events).
+    public func takeAllEvents() -> [EvaluationEvent] {
+        defer { heldEvents = 0 }
+        var out: [EvaluationEvent] = []
+        for d in 0..<deviceCount {
+            let g = d & (groupCount - 1), k = d >> groupShift
+            if groups[g][k].events.isEmpty { continue }
+            out.append(contentsOf: groups[g][k].events)
+            groups[g][k].events.removeAll()
+        }
+        return out
+    }
+
+    /// The run's state for a continuation: every device (names and last fixes from
+    /// `devices`, the table the readers filled), its fence states, timers and one-shots.
+    /// - Complexity: O(devices + entries + fences).
+    public func snapshot(devices: DeviceTable) -> EvaluationState {
+        let records = EvaluationState.records(compiled.fences)
+        var out: [EvaluationState.Device] = []
+        out.reserveCapacity(devices.count)
+        for d in 0..<devices.count {
+            let last = devices.lastFix(Int32(d))
+            var device = EvaluationState.Device(name: devices.name(Int32(d)), lastTime: last.time, lastLat: last.lat,
+                                                lastLon: last.lon, started: false, entries: [], consumed: [])
+            if d < deviceCount {
+                let t = tracker(d)
+                device.started = t.started
+                device.entries = t.entries.map { .init(fence: $0.fence, since: $0.since, dwell: $0.dwell, inside: $0.inside) }
+                device.consumed = t.consumed
+            }
+            out.append(device)
+        }
+        return EvaluationState(exitMargin: evaluator.settings.exitMargin, defaultDwell: evaluator.settings.dwell,
+                               fences: records, devices: out)
+    }
+
+    /// Continues from `state`: the devices are added to `devices` (which must be empty) in
+    /// their order, with their last fixes, and their fence states mapped through `changes`
+    /// (states of removed or changed fences dropped; new and changed fences start unknown).
+    /// - Precondition: the run has processed nothing and `devices` is empty; `changes` was
+    ///   computed from `state.fences` to this run's fences.
+    /// - Complexity: O(devices + entries).
+    public func restore(_ state: EvaluationState, changes: FenceChanges, devices: DeviceTable) {
+        precondition(deviceCount == 0 && devices.count == 0, "restore before any fix")
+        let restarting = !changes.isIdentity
+        if restarting { evaluator.restarts = changes.restarts }
+        for (d, dev) in state.devices.enumerated() {
+            let index = devices.restore(name: dev.name, lastTime: dev.lastTime, lastLat: dev.lastLat, lastLon: dev.lastLon)
+            precondition(Int(index) == d, "device names in a state are distinct")
+            var t = DeviceTracker()
+            t.started = dev.started
+            t.fresh = restarting && dev.started
+            for e in dev.entries {
+                let slot = changes.slotMap[Int(e.fence)]
+                if slot < 0 { continue }
+                t.appendEntry(.init(fence: slot, seen: 0, since: e.since, dwell: e.dwell, inside: e.inside))
+            }
+            t.consumed = dev.consumed.compactMap { changes.slotMap[Int($0)] >= 0 ? changes.slotMap[Int($0)] : nil }
+            groups[d & (groupCount - 1)].append(t)
+        }
+        deviceCount = state.devices.count
+        lastBatch = [UInt32](repeating: 0, count: deviceCount)
     }
 }

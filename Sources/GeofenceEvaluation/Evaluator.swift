@@ -38,6 +38,8 @@ public struct Evaluator: Sendable {
     public let settings: EvaluationSettings
     /// `options` per slot, packed for the hot path.
     let slots: [SlotOptions]
+    /// Per slot: the fence is new or changed since a restored state (see `DeviceTracker.fresh`).
+    var restarts: [Bool] = []
 
     /// An evaluator over an index and its fences' options.
     public init(index: FenceIndex, options: CompiledOptions, settings: EvaluationSettings) {
@@ -66,6 +68,10 @@ public struct Evaluator: Sendable {
                state s: inout DeviceTracker) {
         let first = !s.started
         s.started = true
+        // A device continuing from a state over changed fences: this fix is the first
+        // determination for the new and changed fences.
+        let fresh = s.fresh
+        s.fresh = false
         // A device inside nothing, near nothing: nothing to do.
         if candidates.isEmpty && s.entryCount == 0 { return }
         s.stamp &+= 1
@@ -97,11 +103,12 @@ public struct Evaluator: Sendable {
                     }
                 } else {
                     // No entry: outside (determined), or the device's very first fix.
+                    let firstForFence = first || (fresh && restarts[Int(f)])
                     switch c.state {
                     case .inside:
                         s.appendEntry(.init(fence: f, seen: stamp, since: time, dwell: opt[Int(f)].dwell, inside: true))
-                        Evaluator.emit(f, .enter, first, opt, &s, device, time, lat, lon)
-                    case .uncertain where first:
+                        Evaluator.emit(f, .enter, firstForFence, opt, &s, device, time, lat, lon)
+                    case .uncertain where firstForFence:
                         s.appendEntry(.init(fence: f, seen: stamp, since: time, dwell: -1, inside: false))
                     default:
                         break

@@ -39,6 +39,28 @@ public final class DeviceTable {
         }
     }
 
+    /// Adds a device carried over from a saved state, with its last fix (so the time-order
+    /// check continues across runs); returns its index.
+    /// - Precondition: no log has been read into the table yet.
+    /// - Complexity: O(name length) expected.
+    public func restore(name: String, lastTime: Double, lastLat: Double, lastLon: Double) -> Int32 {
+        let d = intern(name)
+        if state.files.isEmpty { state.files.append(DeviceTable.savedState) }
+        precondition(state.files[0] == DeviceTable.savedState, "devices are restored before any log is read")
+        state.last[Int(d)] = DeviceState.LastFix(time: lastTime, lat: lastLat, lon: lastLon, line: 0, file: 0)
+        return d
+    }
+
+    /// The pseudo-file name of fixes restored from a saved state.
+    static let savedState = "the saved state"
+
+    /// Time (Unix seconds) and position (degrees) of a device's last accepted fix
+    /// (time -infinity before any).
+    public func lastFix(_ index: Int32) -> (time: Double, lat: Double, lon: Double) {
+        let l = state.last[Int(index)]
+        return (l.time, l.lat, l.lon)
+    }
+
     /// The index of a device name, if it has been seen.
     /// - Complexity: O(name length).
     public func index(of name: String) -> Int32? {

@@ -210,7 +210,8 @@ struct ReadCore {
         let d = Int(fix.device)
         let name = devices.names[d]
         let record = devices.last[d]
-        let previous = record.file == fileIndex ? "line \(record.line)" : "\(devices.files[Int(record.file)]):\(record.line)"
+        let previous = record.line == 0 ? "its last fix in the saved state"
+            : record.file == fileIndex ? "line \(record.line)" : "\(devices.files[Int(record.file)]):\(record.line)"
         let last = record.time
         if fix.time < last {
             try report(.timeBackwards, line: line) {

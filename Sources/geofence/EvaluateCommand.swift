@@ -5,7 +5,7 @@ enum EvaluateCommand {
     static let spec = CommandSpec(
         name: "evaluate",
         summary: "Turn location logs into per-device enter/exit/dwell events (docs/evaluation.md).",
-        usage: "--fences <file> ... --log <file> [--log <file> ...] [-o <out>] [--format ndjson|csv] [--threads N] [--exit-margin M] [--dwell S] [--skip-invalid]",
+        usage: "--fences <file> ... --log <file> [--log <file> ...] [-o <out>] [--format ndjson|csv] [--threads N] [--exit-margin M] [--dwell S] [--skip-invalid] [--state-in F] [--state-out F] [--memory-budget B]",
         options: [
             .value("--fences", "-f", name: "file", repeatable: true, help: "GeoJSON FeatureCollection or CSV (id,lat,lon,radius,...)."),
             .value("--log", "-l", name: "file", repeatable: true, help: "Location log: CSV, NDJSON or GPX, optionally .gz; '-' for stdin. Several logs are read as one, in order."),
@@ -21,11 +21,17 @@ enum EvaluateCommand {
             .value("--summary", name: "file", help: "Also write the summary as JSON to this file."),
             .value("--crs", name: "crs", help: "CRS of the fence input (default: WGS84)."),
             .flag("--quiet", "-q", help: "No progress line and no summary on stderr."),
+            .value("--state-in", name: "file", help: "Continue from the state a previous run saved (docs/state.md)."),
+            .value("--state-out", name: "file", help: "Save the state at the end, to continue with the next log (may be the --state-in file)."),
+            .value("--state-fences", name: "same|changed", help: "With --state-in: 'changed' accepts a different fence set (removed fences dropped, new and changed ones start unknown); default 'same' refuses it."),
+            .value("--memory-budget", name: "bytes", help: "Events held in memory before sorted runs go to temporary files next to the output (default 256M; e.g. 16M, 1G). Output bytes do not depend on it."),
         ],
         discussion: """
         Events are written devices in order of first appearance, each device's events in time
-        order, events of the same fix by fence identifier. Exit codes: 0 ok, 64 usage, 65 bad
-        data (file:line: reason; no output is left under the final name), 66 missing input, 74 I/O.
+        order, events of the same fix by fence identifier. With --state-out and --state-in, daily
+        logs continue one another: see docs/state.md for the order of the outputs together.
+        Exit codes: 0 ok, 64 usage, 65 bad data (file:line: reason; no output is left under the
+        final name), 66 missing input, 74 I/O; SIGINT/SIGTERM remove the run's temporary files.
         """)
 
     static func run(_ args: Arguments) throws -> Int32 {
@@ -47,24 +53,45 @@ enum EvaluateCommand {
         }
         options.device = args.value("--device")
 
+        let budget = try memoryBudget(args.value("--memory-budget"))
+        let stateIn = args.value("--state-in"), stateOut = args.value("--state-out")
+        let stateFences = try args.choice("--state-fences", ["same", "changed"], default: "same")
+        if args.value("--state-fences") != nil && stateIn == nil {
+            throw CommandError.usage("geofence evaluate: option '--state-fences' goes with --state-in")
+        }
+        let temporaries = TemporaryFiles.shared
+        temporaries.installSignalHandling()
+
         let start = DispatchTime.now()
         let engine = try Geofencer(contentsOf: fencePaths, crs: args.value("--crs"), skipInvalid: skipInvalid)
         let skippedFences = engine.skippedProblems
-        let run = EvaluationRun(compiled: engine.compiled.withDefaultDwell(dwell),
-                                settings: EvaluationSettings(exitMargin: margin, dwell: dwell), threads: threads)
+        let settings = EvaluationSettings(exitMargin: margin, dwell: dwell)
+        let run = EvaluationRun(compiled: engine.compiled.withDefaultDwell(dwell), settings: settings, threads: threads)
+        let devices = DeviceTable()
+        var changes: FenceChanges? = nil
+        if let stateIn {
+            changes = try restore(run, from: stateIn, devices: devices, settings: settings, allowChanged: stateFences == "changed")
+        }
         let loaded = DispatchTime.now()
 
-        let devices = DeviceTable()
         var summary = EvaluationSummary()
         summary.threads = threads
         summary.fences = engine.fences.count
         let progress = Progress(enabled: !quiet && isatty(2) != 0)
+        let output = args.value("--output")
+        let spill = EventSpill(prefix: spillPrefix(for: output))
+        defer { spill.removeAll() }
         var batch: [Fix] = []
         batch.reserveCapacity(65_536)
         for path in logs {
             let reader = try LogReader(path: path, options: options, devices: devices)
             while try reader.next(into: &batch, max: 65_536) {
                 run.process(batch)
+                if run.heldEvents * EventSpill.eventBytes > budget {
+                    let events = run.takeAllEvents()
+                    temporaries.add(spill.nextPath)
+                    try spill.write(events)
+                }
                 progress.update(file: path, bytes: reader.bytesRead, total: reader.totalBytes, fixes: run.fixes, start: loaded)
             }
             for (k, v) in reader.skipped { summary.skipped[k, default: 0] += v }
@@ -72,17 +99,23 @@ enum EvaluateCommand {
         }
         progress.clear()
 
-        var sink = try FileSink(path: args.value("--output"))
+        var sink = try FileSink(path: output)
+        if let t = sink.temporaryPath { temporaries.add(t) }
         do {
-            try run.write(to: &sink, format: format, deviceName: { devices.name($0) })
+            summary.events = try run.write(to: &sink, format: format, deviceName: { devices.name($0) }, spill: spill)
+            if let stateOut {
+                // The state is written to its temporary name before the events are renamed into place.
+                let bytes = run.snapshot(devices: devices).encoded()
+                try AtomicFile.write(bytes, to: stateOut)
+            }
             try sink.finish()
         } catch {
             sink.abandon()
             throw error
         }
+        if let t = sink.temporaryPath { temporaries.remove(t) }
         summary.fixes = run.fixes
         summary.devices = devices.count
-        summary.events = run.eventCounts
         summary.fenceSeconds = Double(loaded.uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
         summary.seconds = Double(DispatchTime.now().uptimeNanoseconds - loaded.uptimeNanoseconds) / 1e9
         if !quiet {
@@ -91,17 +124,79 @@ enum EvaluateCommand {
                 let n = skippedFences.values.reduce(0, +)
                 text += "; skipped \(n) fence problem\(n == 1 ? "" : "s") (" + skippedFences.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.key.rawValue) \($0.value)" }.joined(separator: ", ") + ")"
             }
+            if let changes, !changes.isIdentity {
+                text += "; state fences: \(changes.removed.count) removed, \(changes.added.count) added, \(changes.changed.count) changed"
+            }
+            if spill.spilledEvents > 0 { text += "; \(spill.spilledEvents) events spilled to \(spill.paths.count) temporary runs" }
             FileHandle.standardError.write(Data((text + "\n").utf8))
         }
         if let s = args.value("--summary") {
             var j = summary.json
             if case .object(var o) = j {
                 o.append(("fence_problems_skipped", JSONValue.number(Double(skippedFences.values.reduce(0, +)))))
+                if let changes {
+                    o.append(("state_fences", .object([("removed", .number(Double(changes.removed.count))),
+                                                        ("added", .number(Double(changes.added.count))),
+                                                        ("changed", .number(Double(changes.changed.count)))])))
+                }
+                o.append(("spilled_events", .number(Double(spill.spilledEvents))))
                 j = .object(o)
             }
             try AtomicFile.write(JSONWriter.string(j) + "\n", to: s)
         }
         return 0
+    }
+
+    /// `--memory-budget`: bytes, or a number with K, M or G (powers of 1024, optional B).
+    static func memoryBudget(_ text: String?) throws -> Int {
+        guard let text else { return 256 << 20 }
+        let t = text.uppercased().hasSuffix("B") ? String(text.uppercased().dropLast()) : text.uppercased()
+        let scale: Double
+        var digits = Substring(t)
+        switch t.last {
+        case "K": scale = 1024; digits = digits.dropLast()
+        case "M": scale = 1_048_576; digits = digits.dropLast()
+        case "G": scale = 1_073_741_824; digits = digits.dropLast()
+        default: scale = 1
+        }
+        guard let v = Double(digits), v.isFinite, v >= 0, v * scale < 1e15 else {
+            throw CommandError.usage("geofence evaluate: option '--memory-budget' expects bytes or a size like 16M or 1G, got '\(text)'")
+        }
+        return Int(v * scale)
+    }
+
+    /// Where spill runs go: next to the output (same file system), or the temporary directory for stdout.
+    static func spillPrefix(for output: String?) -> String {
+        guard let output, output != "-", AtomicFile.isRegularOrAbsent(output) else {
+            return NSTemporaryDirectory() + "/.geofence-events.spill-\(getpid())-"
+        }
+        let url = URL(fileURLWithPath: output)
+        return url.deletingLastPathComponent().path + "/." + url.lastPathComponent + ".spill-\(getpid())-"
+    }
+
+    /// Loads `--state-in` into the run: refused when the settings differ, or the fences differ
+    /// without `--state-fences changed`.
+    static func restore(_ run: EvaluationRun, from path: String, devices: DeviceTable, settings: EvaluationSettings,
+                        allowChanged: Bool) throws -> FenceChanges {
+        let state = try EvaluationState(decoding: try library { () throws(GeofenceError) in try readFile(path, what: "state file") }, path: path)
+        guard state.exitMargin == settings.exitMargin && state.defaultDwell == settings.dwell else {
+            func dwellText(_ d: Double?) -> String { d.map { "\($0) s" } ?? "none" }
+            throw CommandError.data("\(path): the state was written with --exit-margin \(state.exitMargin) and --dwell \(dwellText(state.defaultDwell)); this run uses \(settings.exitMargin) and \(dwellText(settings.dwell)) (use the same settings to continue)")
+        }
+        let records = EvaluationState.records(run.compiled.fences)
+        let changes = FenceChanges(from: state.fences, to: records)
+        if !changes.isIdentity && !allowChanged {
+            func some(_ ids: [String]) -> String { ids.prefix(3).map { "\"\($0)\"" }.joined(separator: ", ") + (ids.count > 3 ? ", ..." : "") }
+            var parts: [String] = []
+            if !changes.removed.isEmpty { parts.append("\(changes.removed.count) removed (\(some(changes.removed)))") }
+            if !changes.added.isEmpty { parts.append("\(changes.added.count) added (\(some(changes.added)))") }
+            if !changes.changed.isEmpty { parts.append("\(changes.changed.count) changed (\(some(changes.changed)))") }
+            if parts.isEmpty { parts.append("the same fences in another order") }
+            throw CommandError.data("\(path): the state was written for another fence set: " + parts.joined(separator: ", ")
+                                    + "; pass --state-fences changed to continue with these fences (docs/state.md)")
+        }
+        run.restore(state, changes: changes, devices: devices)
+        return changes
     }
 }
 

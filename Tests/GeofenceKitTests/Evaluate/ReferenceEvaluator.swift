@@ -129,52 +129,76 @@ final class ReferenceEvaluator {
         }
     }
 
-    func run(_ fixes: [Fix]) -> [Event] {
-        var state: [Int32: [State]] = [:]
-        var since: [Int32: [Double]] = [:]
-        var dwelt: [Int32: [Bool]] = [:]
-        var consumed: [Int32: Set<Int>] = [:]
-        var perDevice: [Int32: [Event]] = [:]
+    /// What a device remembers, keyed by fence identifier (absent: unknown), so that a run can
+    /// continue with another fence set.
+    struct DeviceMemory {
+        var state: [String: State] = [:]
+        var since: [String: Double] = [:]
+        var dwelt: Set<String> = []
+        var consumed: Set<String> = []
+    }
+
+    /// Every device's memory, in order of first appearance.
+    struct Memory {
+        var devices: [Int32: DeviceMemory] = [:]
         var order: [Int32] = []
+
+        /// Forgets the given fences (removed, or changed: they restart unknown).
+        mutating func forget(_ ids: Set<String>) {
+            for d in devices.keys {
+                for id in ids {
+                    devices[d]!.state[id] = nil; devices[d]!.since[id] = nil
+                    devices[d]!.dwelt.remove(id); devices[d]!.consumed.remove(id)
+                }
+            }
+        }
+    }
+
+    func run(_ fixes: [Fix]) -> [Event] {
+        var memory = Memory()
+        return run(fixes, memory: &memory)
+    }
+
+    /// Evaluates fixes starting from `memory` and leaves the devices' memory there; events
+    /// of this call grouped by device in order of first appearance (across calls).
+    func run(_ fixes: [Fix], memory: inout Memory) -> [Event] {
+        var perDevice: [Int32: [Event]] = [:]
         let idOrder = fences.indices.sorted { fences[$0].id.utf8.lexicographicallyPrecedes(fences[$1].id.utf8) }
         for fix in fixes {
             let d = fix.device
-            if state[d] == nil {
-                state[d] = Array(repeating: .unknown, count: fences.count)
-                since[d] = Array(repeating: 0, count: fences.count)
-                dwelt[d] = Array(repeating: false, count: fences.count)
-                order.append(d)
-            }
+            if memory.devices[d] == nil { memory.devices[d] = DeviceMemory(); memory.order.append(d) }
+            var m = memory.devices[d]!
             var events: [Event] = []
             for k in idOrder {
                 let f = fences[k]
                 let c = classify(k, lat: fix.lat, lon: fix.lon, acc: fix.accuracy)
                 var emitted: [(String, Bool)] = []
-                switch state[d]![k] {
+                switch m.state[f.id] ?? .unknown {
                 case .unknown:
-                    if c.inside { state[d]![k] = .inside; since[d]![k] = fix.time; dwelt[d]![k] = false; emitted.append(("enter", true)) }
-                    else if c.out { state[d]![k] = .outside }
+                    if c.inside { m.state[f.id] = .inside; m.since[f.id] = fix.time; m.dwelt.remove(f.id); emitted.append(("enter", true)) }
+                    else if c.out { m.state[f.id] = .outside }
                 case .outside:
-                    if c.inside { state[d]![k] = .inside; since[d]![k] = fix.time; dwelt[d]![k] = false; emitted.append(("enter", false)) }
+                    if c.inside { m.state[f.id] = .inside; m.since[f.id] = fix.time; m.dwelt.remove(f.id); emitted.append(("enter", false)) }
                 case .inside:
-                    if c.outMargin { state[d]![k] = .outside; emitted.append(("exit", false)) }
+                    if c.outMargin { m.state[f.id] = .outside; emitted.append(("exit", false)) }
                 }
-                if state[d]![k] == .inside, !dwelt[d]![k], let dw = f.options.dwell ?? defaultDwell, fix.time - since[d]![k] >= dw {
-                    dwelt[d]![k] = true
+                if m.state[f.id] == .inside, !m.dwelt.contains(f.id), let dw = f.options.dwell ?? defaultDwell, fix.time - m.since[f.id]! >= dw {
+                    m.dwelt.insert(f.id)
                     emitted.append(("dwell", false))
                 }
                 for (type, initial) in emitted {
                     if type == "enter" && !f.options.notifyOnEntry { continue }
                     if type == "exit" && !f.options.notifyOnExit { continue }
                     if !f.options.repeats {
-                        if consumed[d, default: []].contains(k) { continue }
-                        consumed[d, default: []].insert(k)
+                        if m.consumed.contains(f.id) { continue }
+                        m.consumed.insert(f.id)
                     }
                     events.append(Event(device: d, fence: f.id, type: type, time: fix.time, initial: initial))
                 }
             }
+            memory.devices[d] = m
             perDevice[d, default: []].append(contentsOf: events)
         }
-        return order.flatMap { perDevice[$0] ?? [] }
+        return memory.order.flatMap { perDevice[$0] ?? [] }
     }
 }
