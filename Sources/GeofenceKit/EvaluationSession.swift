@@ -38,6 +38,22 @@ public final class EvaluationSession {
         run = EvaluationRun(compiled: compiled, settings: settings, threads: threads)
     }
 
+    /// Everything needed to continue later, in another process or on another machine
+    /// (docs/state.md): pass it to `Geofencer.session(restoring:...)`, or write
+    /// `snapshot().encoded()` to a file.
+    /// - Complexity: O(devices + fence states + fences).
+    public func snapshot() -> EvaluationState {
+        let devices = self.devices
+        for (d, l) in last.enumerated() { devices.setLastFix(Int32(d), time: l.time, lat: l.lat, lon: l.lon) }
+        return run.snapshot(devices: devices)
+    }
+
+    /// Continues from `state` (see `Geofencer.session(restoring:fences:settings:threads:)`).
+    func restore(_ state: EvaluationState, changes: FenceChanges) {
+        run.restore(state, changes: changes, devices: devices)
+        last = state.devices.map { ($0.lastTime, $0.lastLat, $0.lastLon) }
+    }
+
     /// Fixes evaluated so far.
     public var fixCount: Int { run.fixes }
 

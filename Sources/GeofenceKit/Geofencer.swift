@@ -129,6 +129,34 @@ public final class Geofencer: Sendable {
         try evaluate(logs: [log], options: options, settings: settings, threads: threads)
     }
 
+    /// How a restored state's fences may differ from the engine's.
+    public enum StateFences: Sendable {
+        /// The same fences (fingerprint) are required.
+        case same
+        /// Another fence set is accepted: states of removed fences are dropped, new and
+        /// changed fences start unknown (docs/state.md).
+        case changed
+    }
+
+    /// A session continuing from a saved state (`EvaluationSession.snapshot()`, or a file
+    /// written by `geofence evaluate --state-out`, decoded with `EvaluationState(decoding:path:)`).
+    /// - Throws: `GeofenceError.invalidArgument` (parameter `state`) when the state's settings
+    ///   differ from `settings`, or its fences differ and `fences` is `.same`.
+    /// - Complexity: O(devices + fence states + fences).
+    public func session(restoring state: EvaluationState, fences policy: StateFences = .same,
+                        settings: EvaluationSettings = EvaluationSettings(), threads: Int = 1) throws(GeofenceError) -> (EvaluationSession, FenceChanges) {
+        guard state.exitMargin == settings.exitMargin && state.defaultDwell == settings.dwell else {
+            throw .argument("state", "the state was written with exit margin \(state.exitMargin) m and default dwell \(state.defaultDwell.map { "\($0) s" } ?? "none"); continue with the same settings")
+        }
+        let changes = FenceChanges(from: state.fences, to: EvaluationState.records(fences))
+        if policy == .same && !changes.isIdentity {
+            throw .argument("state", "the state was written for another fence set (\(changes.removed.count) removed, \(changes.added.count) added, \(changes.changed.count) changed)")
+        }
+        let s = session(settings: settings, threads: threads)
+        s.restore(state, changes: changes)
+        return (s, changes)
+    }
+
     /// A session for hosts that feed fixes themselves (see `EvaluationSession`).
     public func session(settings: EvaluationSettings = EvaluationSettings(), threads: Int = 1) -> EvaluationSession {
         EvaluationSession(compiled: settings.dwell == nil ? compiled : compiled.withDefaultDwell(settings.dwell),

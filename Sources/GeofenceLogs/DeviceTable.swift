@@ -51,6 +51,12 @@ public final class DeviceTable {
         return d
     }
 
+    /// Records a device's last accepted fix (for hosts that check time order themselves).
+    public func setLastFix(_ index: Int32, time: Double, lat: Double, lon: Double) {
+        let l = state.last[Int(index)]
+        state.last[Int(index)] = DeviceState.LastFix(time: time, lat: lat, lon: lon, line: l.line, file: l.file)
+    }
+
     /// The pseudo-file name of fixes restored from a saved state.
     static let savedState = "the saved state"
 

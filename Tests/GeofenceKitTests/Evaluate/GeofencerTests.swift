@@ -67,6 +67,32 @@ final class GeofencerTests: XCTestCase {
         data.compare(grouped(events, devices: session.devices), reference)
     }
 
+    func testSessionSnapshotContinuesInANewSession() throws {
+        let fences = try optionedFences()
+        let engine = try Geofencer(fences: fences)
+        let reader = try LogReader(path: EvaluatorReferenceTests.root + "/data/virginia_beach_ais.csv")
+        let fixes = try reader.readAll().map {
+            DeviceFix(device: reader.devices.name($0.device), time: $0.time, lat: $0.lat, lon: $0.lon, accuracy: $0.accuracy)
+        }
+        let settings = EvaluationSettings(exitMargin: 20, dwell: 900)
+        let one = engine.session(settings: settings)
+        let whole = try one.apply(fixes)
+        let cut = fixes.count / 3
+        let first = engine.session(settings: settings)
+        var events = try first.apply(Array(fixes[..<cut]))
+        let state = try EvaluationState(decoding: first.snapshot().encoded(), path: "snapshot")
+        let (second, changes) = try engine.session(restoring: state, settings: settings, threads: 2)
+        XCTAssertTrue(changes.isIdentity)
+        events += try second.apply(Array(fixes[cut...]))
+        XCTAssertEqual(grouped(events, devices: second.devices), grouped(whole, devices: one.devices))
+        // The time order holds across the snapshot.
+        XCTAssertThrowsError(try second.apply(DeviceFix(device: fixes[0].device, time: fixes[0].time - 1, lat: 36.9, lon: -76.3)))
+        // Another fence set is refused unless accepted.
+        let other = try Geofencer(fences: Array(fences.dropFirst()))
+        XCTAssertThrowsError(try other.session(restoring: state, settings: settings))
+        XCTAssertEqual(try other.session(restoring: state, fences: .changed, settings: settings).1.removed, [fences[0].id])
+    }
+
     func testSessionRefusesBadFixesWithoutApplyingAnything() throws {
         let session = try Geofencer(fences: [.circle(id: "c", lat: 10, lon: 10, radius: 1000)]).session()
         XCTAssertEqual(try session.apply(DeviceFix(device: "a", time: 100, lat: 10, lon: 10)).map(\.type), [.enter])
