@@ -477,13 +477,14 @@ public final class EvaluationRun {
 
     /// Writes every event in docs/evaluation.md order.
     /// With `spill`, the events it holds come first for each device, merged in order
-    /// (docs/evaluation.md#memory); the held events are taken out of the run. Returns the
+    /// (docs/evaluation.md#memory); the held events are taken out of the run, and the merge
+    /// reads the runs through buffers of `mergeBytes` in all (at least 256 events each). Returns the
     /// event counts by type of everything written.
     /// - Throws: `GeofenceError.output` from the sink, `.input` when a spill file cannot be read.
     /// - Complexity: O(events + devices × spill runs).
     @discardableResult
     public func write(to sink: inout some TextSink, format: EventWriter.Format, deviceName: (Int32) -> String,
-                      spill: EventSpill? = nil) throws(GeofenceError) -> [EventType: Int] {
+                      spill: EventSpill? = nil, mergeBytes: Int = 8 << 20) throws(GeofenceError) -> [EventType: Int] {
         let writer = EventWriter(format: format, fences: compiled.fences)
         var out = writer.header ?? ""
         var counts = [0, 0, 0]
@@ -499,7 +500,10 @@ public final class EvaluationRun {
             }
         }
         if let spill, !spill.paths.isEmpty {
-            try spill.merge(held: takeAllEvents(), deviceCount: deviceCount, emit)
+            // The events still held become the last run: memory stays within the budget.
+            try self.spill(into: spill)
+            let perRun = max(256, mergeBytes / EventSpill.eventBytes / max(1, spill.paths.count))
+            try spill.merge(held: [], deviceCount: deviceCount, bufferEvents: perRun, emit)
         } else {
             for d in 0..<deviceCount {
                 let t = tracker(d)
@@ -529,6 +533,23 @@ extension EvaluationRun {
             groups[g][k].events.removeAll()
         }
         return out
+    }
+
+    /// Moves every held event to `spill` as one sorted run (device by device, without
+    /// gathering them first), freeing their memory.
+    /// - Throws: `GeofenceError.output` when the run file cannot be written.
+    /// - Complexity: O(devices + events).
+    public func spill(into spill: EventSpill) throws(GeofenceError) {
+        guard heldEvents > 0 else { return }
+        let run = try spill.begin()
+        for d in 0..<deviceCount {
+            let g = d & (groupCount - 1), k = d >> groupShift
+            if groups[g][k].events.isEmpty { continue }
+            try run.append(groups[g][k].events[...])
+            groups[g][k].events = []
+        }
+        heldEvents = 0
+        try run.finish()
     }
 
     /// The run's state for a continuation: every device (names and last fixes from

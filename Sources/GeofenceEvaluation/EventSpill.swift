@@ -14,7 +14,7 @@ public final class EventSpill {
     public private(set) var paths: [String] = []
     let prefix: String
     /// Events spilled so far.
-    public private(set) var spilledEvents = 0
+    public internal(set) var spilledEvents = 0
 
     /// Spill files are named `prefix + n` (e.g. `/out/.events.ndjson.spill-4711-0`).
     public init(prefix: String) { self.prefix = prefix }
@@ -30,26 +30,76 @@ public final class EventSpill {
     /// - Complexity: O(events).
     public func write(_ events: [EvaluationEvent]) throws(GeofenceError) {
         guard !events.isEmpty else { return }
+        let run = try begin()
+        try run.append(events[...])
+        try run.finish()
+    }
+
+    /// Starts the next sorted run; append events in order, then `finish()` it.
+    /// - Throws: `GeofenceError.output` when the file cannot be created.
+    public func begin() throws(GeofenceError) -> RunWriter {
         let path = nextPath
         let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw .output(OutputError(path: path, .create, errno: errno)) }
         paths.append(path)
-        defer { close(fd) }
-        let failed: Int32 = events.withUnsafeBytes { b in
-            var done = 0
-            while done < b.count {
-                // returns the byte count written, or -1 with errno
-                let n = Glibc.write(fd, b.baseAddress! + done, b.count - done)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    return errno
-                }
-                done += n
-            }
-            return 0
+        return RunWriter(fd: fd, path: path, spill: self)
+    }
+
+    /// Appends events to one run file through a small buffer.
+    public final class RunWriter {
+        let fd: Int32
+        let path: String
+        unowned let spill: EventSpill
+        var buffer: [EvaluationEvent] = []
+        var closed = false
+
+        init(fd: Int32, path: String, spill: EventSpill) {
+            self.fd = fd; self.path = path; self.spill = spill
+            buffer.reserveCapacity(8192)
         }
-        if failed != 0 { throw .output(OutputError(path: path, .write, errno: failed)) }
-        spilledEvents += events.count
+
+        deinit { if !closed { close(fd) } }
+
+        /// Appends events (the run's order: device, then time).
+        /// - Throws: `GeofenceError.output` when writing fails.
+        public func append(_ events: ArraySlice<EvaluationEvent>) throws(GeofenceError) {
+            var rest = events
+            while !rest.isEmpty {
+                let n = min(rest.count, 8192 - buffer.count)
+                buffer.append(contentsOf: rest.prefix(n))
+                rest = rest.dropFirst(n)
+                if buffer.count == 8192 { try flush() }
+            }
+        }
+
+        /// Writes what is buffered and closes the file.
+        /// - Throws: `GeofenceError.output` when writing or closing fails.
+        public func finish() throws(GeofenceError) {
+            try flush()
+            closed = true
+            guard close(fd) == 0 else { throw .output(OutputError(path: path, .close, errno: errno)) }
+        }
+
+        func flush() throws(GeofenceError) {
+            guard !buffer.isEmpty else { return }
+            let fd = self.fd
+            let failed: Int32 = buffer.withUnsafeBytes { b in
+                var done = 0
+                while done < b.count {
+                    // returns the byte count written, or -1 with errno
+                    let n = Glibc.write(fd, b.baseAddress! + done, b.count - done)
+                    if n < 0 {
+                        if errno == EINTR { continue }
+                        return errno
+                    }
+                    done += n
+                }
+                return 0
+            }
+            if failed != 0 { throw .output(OutputError(path: path, .write, errno: failed)) }
+            spill.spilledEvents += buffer.count
+            buffer.removeAll(keepingCapacity: true)
+        }
     }
 
     /// Hands out every spilled event and then `held` (the events still in memory, grouped by

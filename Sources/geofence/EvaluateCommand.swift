@@ -87,10 +87,11 @@ enum EvaluateCommand {
             let reader = try LogReader(path: path, options: options, devices: devices)
             while try reader.next(into: &batch, max: 65_536) {
                 run.process(batch)
-                if run.heldEvents * EventSpill.eventBytes > budget {
-                    let events = run.takeAllEvents()
+                // Held events live in arrays that grow by doubling: half the budget in events
+                // keeps their memory, spare capacity included, within the budget.
+                if 2 * run.heldEvents * EventSpill.eventBytes > budget {
                     temporaries.add(spill.nextPath)
-                    try spill.write(events)
+                    try run.spill(into: spill)
                 }
                 progress.update(file: path, bytes: reader.bytesRead, total: reader.totalBytes, fixes: run.fixes, start: loaded)
             }
@@ -102,7 +103,9 @@ enum EvaluateCommand {
         var sink = try FileSink(path: output)
         if let t = sink.temporaryPath { temporaries.add(t) }
         do {
-            summary.events = try run.write(to: &sink, format: format, deviceName: { devices.name($0) }, spill: spill)
+            if !spill.paths.isEmpty { temporaries.add(spill.nextPath) }
+            summary.events = try run.write(to: &sink, format: format, deviceName: { devices.name($0) }, spill: spill,
+                                           mergeBytes: max(1 << 20, budget / 2))
             if let stateOut {
                 // The state is written to its temporary name before the events are renamed into place.
                 let bytes = run.snapshot(devices: devices).encoded()
