@@ -107,3 +107,41 @@ final class EvaluateStateCommandTests: XCTestCase {
         XCTAssertEqual(bad.status, 64)
     }
 }
+
+extension EvaluateStateCommandTests {
+    /// SIGTERM while spill runs and the output are being written: nothing is left behind.
+    func testSignalRemovesTemporaryFiles() throws {
+        let dir = CLI.tempPath("signal")
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let log = dir + "/log.csv"
+        let gen = Process()
+        gen.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        gen.arguments = ["python3", CLI.packageRoot.appendingPathComponent("scripts/gen-log").path, "--fixes", "1500000",
+                         "--devices", "3000", "--bbox=-76.5,36.5,-76.33,36.64"]
+        FileManager.default.createFile(atPath: log, contents: nil)
+        gen.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
+        try gen.run()
+        gen.waitUntilExit()
+        var grid = "id,lat,lon,radius\n"
+        for i in 0..<60 { for j in 0..<60 { grid += "g\(i)-\(j),\(36.5 + Double(i) * 0.0018),\(-76.5 + Double(j) * 0.0022),90\n" } }
+        try grid.write(toFile: dir + "/grid.csv", atomically: true, encoding: .utf8)
+
+        let p = Process()
+        p.executableURL = CLI.productsDirectory.appendingPathComponent("geofence")
+        p.arguments = ["evaluate", "--fences", dir + "/grid.csv", "--log", log, "-o", dir + "/events.ndjson", "--memory-budget", "64K", "--quiet"]
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        // Stop it once it has spilled at least one run.
+        let deadline = Date().addingTimeInterval(60)
+        while p.isRunning && Date() < deadline {
+            if try FileManager.default.contentsOfDirectory(atPath: dir).contains(where: { $0.contains(".spill-") }) { break }
+            usleep(20_000)
+        }
+        XCTAssertTrue(p.isRunning, "the run must still be going when the signal comes")
+        p.terminate()
+        p.waitUntilExit()
+        XCTAssertEqual(p.terminationStatus, 128 + SIGTERM)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir).sorted(), ["grid.csv", "log.csv"])
+    }
+}
