@@ -43,16 +43,24 @@ public enum AtomicFile {
 
     /// Writes every byte to `fd`, retrying on EINTR and short writes.
     static func writeAll(_ fd: Int32, _ bytes: [UInt8], path: String) throws(GeofenceError) {
+        let e = bytes.withUnsafeBytes { writeAll(fd, $0) }
+        if e != 0 { throw .output(OutputError(path: path, .write, errno: e)) }
+    }
+
+    /// Writes every byte of `buffer` to `fd`, retrying on EINTR and short writes; returns 0,
+    /// or the errno of the write that failed.
+    package static func writeAll(_ fd: Int32, _ buffer: UnsafeRawBufferPointer) -> Int32 {
         var done = 0
-        while done < bytes.count {
+        while done < buffer.count {
             // returns the byte count written, or -1 with errno
-            let n = bytes.withUnsafeBytes { b in Glibc.write(fd, b.baseAddress! + done, b.count - done) }
+            let n = Glibc.write(fd, buffer.baseAddress! + done, buffer.count - done)
             if n < 0 {
                 if errno == EINTR { continue }
-                throw .output(OutputError(path: path, .write, errno: errno))
+                return errno
             }
             done += n
         }
+        return 0
     }
 
     /// Whether `path` is a regular file or does not exist yet (only then is temporary-name-and-rename used).

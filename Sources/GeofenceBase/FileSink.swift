@@ -49,19 +49,8 @@ public struct FileSink: TextSink {
     /// - Complexity: O(n) in the UTF-8 length of `s`.
     public mutating func write(_ s: String) throws(GeofenceError) {
         var s = s
-        let failed: Int32 = s.withUTF8 { b in
-            var done = 0
-            while done < b.count {
-                // returns the byte count written, or -1 with errno
-                let n = Glibc.write(fd, b.baseAddress! + done, b.count - done)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    return errno
-                }
-                done += n
-            }
-            return 0
-        }
+        let fd = self.fd
+        let failed = s.withUTF8 { AtomicFile.writeAll(fd, UnsafeRawBufferPointer($0)) }
         if failed != 0 { throw .output(OutputError(path: shownPath, .write, errno: failed)) }
     }
 

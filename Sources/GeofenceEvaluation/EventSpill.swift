@@ -83,19 +83,7 @@ public final class EventSpill {
         func flush() throws(GeofenceError) {
             guard !buffer.isEmpty else { return }
             let fd = self.fd
-            let failed: Int32 = buffer.withUnsafeBytes { b in
-                var done = 0
-                while done < b.count {
-                    // returns the byte count written, or -1 with errno
-                    let n = Glibc.write(fd, b.baseAddress! + done, b.count - done)
-                    if n < 0 {
-                        if errno == EINTR { continue }
-                        return errno
-                    }
-                    done += n
-                }
-                return 0
-            }
+            let failed = buffer.withUnsafeBytes { AtomicFile.writeAll(fd, $0) }
             if failed != 0 { throw .output(OutputError(path: path, .write, errno: failed)) }
             spill.spilledEvents += buffer.count
             buffer.removeAll(keepingCapacity: true)
