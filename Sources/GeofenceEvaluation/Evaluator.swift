@@ -62,7 +62,8 @@ public struct Evaluator: Sendable {
     /// Applies one fix, given its classification (`FenceIndex.classify` with the
     /// fix's accuracy and the settings' exit margin), to a device's state and
     /// appends its events (sorted by fence identifier).
-    /// - Complexity: O(k·m) for k candidate fences and m fences the device is in.
+    /// - Complexity: O(k + m) for k candidate fences and m fences the device is in, up to 16;
+    ///   O((k + m) log m) beyond.
     @inline(__always)
     func apply(device: Int32, time: Double, lat: Double, lon: Double, candidates: UnsafeBufferPointer<FenceClassification>,
                state s: inout DeviceTracker) {
@@ -77,12 +78,28 @@ public struct Evaluator: Sendable {
         s.stamp &+= 1
         let stamp = s.stamp
         let eventStart = s.events.count
+        // A device in many fences at once (overlapping fences, a shared centre): its entries
+        // are sorted by slot once and searched by bisection, so a fix costs O(k log m), not
+        // O(k·m). Entries appended below are never searched (each fence is a candidate once).
+        let searched = s.entryCount
+        let bisect = searched > Evaluator.linearEntries
+        if bisect { var e = s.entries; e.sort { $0.fence < $1.fence } }
         slots.withUnsafeBufferPointer { opt in
             for c in candidates {
                 let f = c.slot
                 let e = s.entries
                 var k = 0
-                while k < e.count && e[k].fence != f { k += 1 }
+                if bisect {
+                    var lo = 0, hi = searched
+                    while lo < hi {
+                        let mid = (lo + hi) >> 1
+                        if e[mid].fence < f { lo = mid + 1 } else { hi = mid }
+                    }
+                    k = lo < searched && e[lo].fence == f ? lo : e.count
+                } else {
+                    while k < searched && e[k].fence != f { k += 1 }
+                    if k == searched { k = e.count }
+                }
                 if k < e.count {
                     // An entry not marked seen is dropped by the sweep below, with an exit when inside.
                     if e[k].inside {
@@ -130,13 +147,19 @@ public struct Evaluator: Sendable {
                 }
                 k += 1
             }
-            // This fix's events by fence identifier, then type (insertion sort: a handful at most).
+            // This fix's events by fence identifier, then type: insertion sort for the usual
+            // handful, a full sort when a fix enters or leaves many fences at once.
             let end = s.events.count
             if end - eventStart > 1 {
                 @inline(__always) func before(_ a: EvaluationEvent, _ b: EvaluationEvent) -> Bool {
                     a.fence == b.fence ? a.type.rawValue < b.type.rawValue : opt[Int(a.fence)].rank < opt[Int(b.fence)].rank
                 }
                 s.events.withUnsafeMutableBufferPointer { ev in
+                    if end - eventStart > Evaluator.linearEntries {
+                        var part = UnsafeMutableBufferPointer(rebasing: ev[eventStart..<end])
+                        part.sort(by: before)
+                        return
+                    }
                     for i in (eventStart + 1)..<end {
                         let x = ev[i]
                         var j = i
@@ -147,6 +170,9 @@ public struct Evaluator: Sendable {
             }
         }
     }
+
+    /// Entries (and one fix's events) up to which a linear scan beats sorting.
+    static let linearEntries = 16
 
     /// Appends an event unless the fence's options filter it (notify flags) or
     /// it is one-shot and already fired.
