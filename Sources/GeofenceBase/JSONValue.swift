@@ -43,9 +43,10 @@ public enum JSONValue: Sendable, Hashable {
         }
     }
 
-    /// Makes a number value from a Double (shortest round-tripping text; integers without `.0`).
+    /// Makes a number value from a Double (shortest round-tripping text; integers without `.0`);
+    /// NaN and infinities, which JSON cannot hold, become `null`.
     public static func number(_ d: Double) -> JSONValue {
-        .number(JSONValue.format(d))
+        d.isFinite ? .number(JSONValue.format(d)) : .null
     }
 
     package static func format(_ d: Double) -> String {

@@ -67,16 +67,18 @@ public struct EventWriter {
         }
     }
 
-    static func csvField(_ s: String) -> String {
-        guard s.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return s }
-        return "\"" + s.replacingOccurrences(of: "\"", with: "\"\"") + "\""
-    }
+    static func csvField(_ s: String) -> String { CSVField.encode(s) }
+
 
     /// Shortest round-trip decimal text of a coordinate.
     static func number(_ d: Double) -> String { JSONValue.format(d) }
 
-    /// `2020-06-04T14:11:37Z` (or `...37.250Z` with a fraction), from Unix seconds, proleptic Gregorian.
+    /// `2020-06-04T14:11:37Z` (or `...37.250Z` with a fraction), from Unix seconds, proleptic
+    /// Gregorian, the year on four digits.
+    /// - Precondition: `t` is within `LogTime.earliest...LogTime.latest` (the log readers refuse
+    ///   other times).
     public static func iso8601(_ t: Double) -> String {
+        precondition(t >= LogTime.earliest && t <= LogTime.latest, "time outside the years 0001-9999")
         let whole = t.rounded(.down)
         var ms = Int64(((t - whole) * 1000).rounded())
         var secs = Int64(whole)
@@ -86,7 +88,9 @@ public struct EventWriter {
         if rem < 0 { rem += 86_400; days -= 1 }
         let (y, m, d) = LogTime.civilFromDays(Int(days))
         func two(_ v: Int64) -> String { v < 10 ? "0\(v)" : "\(v)" }
-        var s = "\(y)-\(two(Int64(m)))-\(two(Int64(d)))T\(two(rem / 3600)):\(two(rem % 3600 / 60)):\(two(rem % 60))"
+        let year = String(y)
+        var s = String(repeating: "0", count: max(0, 4 - year.count)) + year
+        s += "-\(two(Int64(m)))-\(two(Int64(d)))T\(two(rem / 3600)):\(two(rem % 3600 / 60)):\(two(rem % 60))"
         if ms != 0 { s += "." + String(format: "%03d", ms) }
         return s + "Z"
     }

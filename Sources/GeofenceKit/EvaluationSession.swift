@@ -111,6 +111,7 @@ public final class EvaluationSession {
         if f.lat < -90 || f.lat > 90 { return (.latitudeOutOfRange, "latitude \(f.lat) is out of range [-90, 90]") }
         if f.lon < -180 || f.lon > 180 { return (.longitudeOutOfRange, "longitude \(f.lon) is out of range [-180, 180]") }
         if f.accuracy < 0 { return (.negativeAccuracy, "accuracy \(f.accuracy) is negative") }
+        if f.time < LogTime.earliest || f.time > LogTime.latest { return (.badTime, "time \(f.time) is outside the years 0001 to 9999") }
         return nil
     }
 }

@@ -12,6 +12,11 @@ import GeofenceBase
 ///
 /// A field is ISO 8601 when its fifth byte is `-` (`YYYY-`); anything else is read as a number.
 public enum LogTime {
+    /// The earliest time a log may hold: 0001-01-01T00:00:00Z, Unix seconds.
+    public static let earliest = -62_135_596_800.0
+    /// The latest time a log may hold: 9999-12-31T23:59:59Z, Unix seconds.
+    public static let latest = 253_402_300_799.0
+
     /// Parses `p[0..<n]`. Returns nil when the text is not a time; a number spelled `nan` or `inf`
     /// comes back non-finite for the caller to reject.
     /// - Complexity: O(n).

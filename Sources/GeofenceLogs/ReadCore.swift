@@ -163,7 +163,7 @@ struct ReadCore {
     /// A time (ISO 8601 or Unix seconds), or nil after reporting.
     @inline(__always)
     mutating func time(_ p: UnsafePointer<UInt8>, _ n: Int, line: Int) throws(GeofenceError) -> Double? {
-        if let v = LogTime.parse(p, n), v.isFinite { return v }
+        if let v = LogTime.parse(p, n), v >= LogTime.earliest && v <= LogTime.latest { return v }
         try badTime(p, n, line: line)
         return nil
     }
@@ -171,8 +171,9 @@ struct ReadCore {
     @inline(never)
     mutating func badTime(_ p: UnsafePointer<UInt8>, _ n: Int, line: Int) throws(GeofenceError) {
         let text = Self.quote(p, n)
-        if LogTime.parse(p, n) != nil {
-            return try report(.notFinite, line: line) { "time \(text) is not finite" }
+        if let v = LogTime.parse(p, n) {
+            if !v.isFinite { return try report(.notFinite, line: line) { "time \(text) is not finite" } }
+            return try report(.badTime, line: line) { "time \(text) is outside the years 0001 to 9999" }
         }
         try report(.badTime, line: line) { "time \(text) is not ISO 8601 or Unix seconds" }
     }

@@ -71,9 +71,7 @@ public enum SubsetWriter {
         return out
     }
 
-    /// RFC 4180 quoting when needed.
-    static func field(_ s: String) -> String {
-        guard s.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) || s.first == " " || s.last == " " else { return s }
-        return "\"" + s.replacingOccurrences(of: "\"", with: "\"\"") + "\""
-    }
+    /// RFC 4180 quoting when needed (`CSVField.encode`).
+    static func field(_ s: String) -> String { CSVField.encode(s) }
+
 }

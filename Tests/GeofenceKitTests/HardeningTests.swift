@@ -1,0 +1,41 @@
+import Foundation
+import XCTest
+import GeofenceTestSupport
+import GeofenceKit
+@testable import GeofenceBase
+@testable import GeofenceEvaluation
+@testable import GeofenceLogs
+
+/// Inputs that used to trap or come out silently wrong.
+final class HardeningTests: XCTestCase {
+    func testCSVFieldsAreQuotedByBytes() {
+        XCTAssertEqual(CSVField.encode("a\r\nb"), "\"a\r\nb\"", "\\r\\n is one Character but two bytes to quote for")
+        XCTAssertEqual(CSVField.encode("plain"), "plain")
+        XCTAssertEqual(CSVField.encode("say \"hi\", please"), "\"say \"\"hi\"\", please\"")
+        XCTAssertEqual(CSVField.encode(" lead"), "\" lead\"")
+        XCTAssertEqual(CSVField.encode("é\r"), "\"é\r\"")
+        let writer = EventWriter(format: .csv, fences: [Fence(id: "x", shape: .circle(lat: 0, lon: 0, radius: 1))])
+        var line = ""
+        writer.line(Event(device: "d\r\n2", fence: "x", type: .enter, initial: false, time: 0, lat: 0, lon: 0, note: "n"), into: &line)
+        XCTAssertEqual(line, "\"d\r\n2\",x,enter,1970-01-01T00:00:00Z,0,0,false,n\n")
+    }
+
+    func testNonFiniteNumbersAreNullInJSON() {
+        XCTAssertEqual(JSONWriter.string(.object([("d", .number(.infinity)), ("n", .number(.nan)), ("x", .number(1.5))])),
+                       #"{"d":null,"n":null,"x":1.5}"#)
+    }
+
+    func testTimesOutsideTheFourDigitYearsAreBadRowsAndYearsArePadded() throws {
+        let path = CLI.tempPath("times.csv")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try "device,time,lat,lon\na,1e20,10,10\nb,0999-05-01T00:00:00Z,10,10\nc,-62135596801,10,10\n".write(toFile: path, atomically: true, encoding: .utf8)
+        let reader = try LogReader(path: path, options: LogReaderOptions(skipInvalid: true))
+        let fixes = try reader.readAll()
+        XCTAssertEqual(fixes.count, 1)
+        XCTAssertEqual(reader.skipped, [.badTime: 2])
+        XCTAssertEqual(reader.firstSkipMessages[.badTime], "\(path):2: time \"1e20\" is outside the years 0001 to 9999")
+        XCTAssertEqual(EventWriter.iso8601(fixes[0].time), "0999-05-01T00:00:00Z")
+        XCTAssertEqual(EventWriter.iso8601(LogTime.earliest), "0001-01-01T00:00:00Z")
+        XCTAssertEqual(EventWriter.iso8601(LogTime.latest), "9999-12-31T23:59:59Z")
+    }
+}
