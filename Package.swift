@@ -23,6 +23,8 @@ let package = Package(
         .systemLibrary(name: "CGEOS", pkgConfig: "geos", providers: [.apt(["libgeos-dev"])]),
         .systemLibrary(name: "CPROJ", pkgConfig: "proj", providers: [.apt(["libproj-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        // Linux system calls Swift cannot reach directly (renameat2's RENAME_EXCHANGE).
+        .systemLibrary(name: "CSystem"),
 
         // WGS84 geodesics (Karney's algorithms in Swift) and fast bounded approximations.
         .target(name: "Geodesy", swiftSettings: checks),
@@ -44,7 +46,7 @@ let package = Package(
         // Replays of traces through a planner under an OS model, against full evaluation; SVG pictures.
         .target(name: "GeofenceSimulation", dependencies: ["GeofenceBase", "GeofenceIndex", "GeofenceLogs", "GeofenceEvaluation", "GeofencePlanning", "Geodesy"], swiftSettings: checks),
         // Regional subsets (bbox, polygon, radius, nearest N) and tile bundles with a coverage guarantee.
-        .target(name: "GeofenceSubsets", dependencies: ["GeofenceBase", "GeofenceIndex", "GeofenceFences", "GeofenceEvaluation", "GeometryKit", "Geodesy"], swiftSettings: checks),
+        .target(name: "GeofenceSubsets", dependencies: ["GeofenceBase", "GeofenceIndex", "GeofenceFences", "GeofenceEvaluation", "GeometryKit", "Geodesy", "CSystem"], swiftSettings: checks),
         // The library's front door: re-exports the modules above and adds `Geofencer`.
         .target(name: "GeofenceKit", dependencies: ["GeofenceBase", "GeofenceIndex", "GeofenceLogs", "GeofenceFences", "GeofenceEvaluation",
                                                     "GeofencePlanning", "GeofenceSimulation", "GeofenceSubsets", "Geodesy"], swiftSettings: checks),

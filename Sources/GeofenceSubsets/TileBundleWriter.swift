@@ -1,3 +1,4 @@
+import CSystem
 import GeofenceBase
 import GeofenceFences
 import GeofenceEvaluation
@@ -126,11 +127,15 @@ public enum TileBundleWriter {
         }
         let previousManifestDir = previousDir ?? (FileManager.default.fileExists(atPath: outDir + "/" + manifestName) ? outDir : nil)
         let previous = try previousManifestDir.map { dir throws(GeofenceError) in try readManifestTiles(dir + "/" + manifestName) }
-        // Rebuilding in place: a tile whose bytes match the previous manifest is left as it is.
-        let inPlace = previousManifestDir.map { sameDirectory($0, outDir) } == true ? previous : nil
-
-        try makeDirectory(outDir)
-        try makeDirectory(outDir + "/\(range.zoom)")
+        // The new bundle is built whole in a staging directory beside `outDir`, then swapped
+        // in: `outDir` always holds one complete bundle, the old or the new (docs/subsets.md#files).
+        let existing = try checkBundleDirectory(outDir)
+        let staging = stagingPath(outDir)
+        removeStaleStaging(outDir)
+        try makeDirectory(staging)
+        var committed = false
+        defer { if !committed { removeTree(staging) } }
+        try makeDirectory(staging + "/\(range.zoom)")
         let features = featureBytes(bundler.compiled.fences, threads: threads)
         let header0 = Array("{\"type\":\"FeatureCollection\",\"tile\":\"".utf8)
         let header1 = Array("\",\"k\":\(bundler.k),\"features\":[".utf8)
@@ -167,17 +172,19 @@ public enum TileBundleWriter {
                             bytes += features[Int(slot)]
                         }
                         bytes += footer
-                        let dir = outDir + "/\(range.zoom)/\(x)"
+                        let dir = staging + "/\(range.zoom)/\(x)"
                         let sha = SHA256.hex(bytes)
-                        let path = dir + "/\(y).geojson"
-                        if inPlace?[tile] != sha || fileSize(path) != bytes.count {
-                            do throws(GeofenceError) {
-                                if !madeDir { try makeDirectory(dir); madeDir = true }
-                                try writeFile(path, bytes)
-                            } catch {
-                                state.fail(error)
-                                return
+                        let name = "/\(range.zoom)/\(x)/\(y).geojson"
+                        do throws(GeofenceError) {
+                            if !madeDir { try makeDirectory(dir); madeDir = true }
+                            // A file of the current bundle with exactly these bytes is linked, not
+                            // rewritten (checked byte for byte: the manifest is not trusted).
+                            if !(existing && sameContents(outDir + name, bytes) && link(outDir + name, staging + name) == 0) {
+                                try writeFile(staging + name, bytes)
                             }
+                        } catch {
+                            state.fail(error)
+                            return
                         }
                         records.append(TileRecord(tile: tile, fences: bundle.slots.count, bytes: bytes.count, sha256: sha))
                     }
@@ -201,10 +208,6 @@ public enum TileBundleWriter {
                 }
             }
             ch.removed = previous.keys.filter { !seen.contains($0) }.sorted()
-            if previousManifestDir.map({ sameDirectory($0, outDir) }) == true {
-                // Tiles of the previous build that this one omits: remove their files.
-                for t in ch.removed { unlink(outDir + "/\(t.z)/\(t.x)/\(t.y).geojson") }
-            }
             changes = ch
         }
 
@@ -212,7 +215,9 @@ public enum TileBundleWriter {
         let total = records.reduce(0) { $0 + $1.bytes }
         let manifest = manifestText(bundler: bundler, range: range, area: area, sources: sourceInfo,
                                     records: records, sizes: sizes, bytes: total)
-        try AtomicFile.write(manifest, to: outDir + "/" + manifestName)
+        try AtomicFile.write(manifest, to: staging + "/" + manifestName)
+        try swapIn(staging, outDir, replacing: existing)
+        committed = true
         return TileBuildReport(zoom: range.zoom, k: bundler.k, considered: range.count, written: records.count, bytes: total,
                                bundleSizes: sizes, changes: changes,
                                seconds: Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9)
@@ -379,5 +384,89 @@ public enum TileBundleWriter {
     /// Writes under a temporary name in the same directory, then renames.
     static func writeFile(_ path: String, _ bytes: [UInt8]) throws(GeofenceError) {
         try AtomicFile.write(bytes, to: path)
+    }
+
+    // MARK: Staging and swapping
+
+    /// Whether `dir` holds a bundle to replace (false: absent or empty).
+    /// - Throws: `GeofenceError.invalidArgument` (parameter `out`) when it exists but is not a
+    ///   directory, or is a non-empty directory without a manifest (never replaced).
+    static func checkBundleDirectory(_ dir: String) throws(GeofenceError) -> Bool {
+        var isDir: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: dir, isDirectory: &isDir) else { return false }
+        guard isDir.boolValue else { throw .argument("out", "\(dir) exists and is not a directory") }
+        if FileManager.default.fileExists(atPath: dir + "/" + manifestName) { return true }
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []
+        guard entries.isEmpty else {
+            throw .argument("out", "\(dir) is not empty and holds no \(manifestName): not a tile bundle; give a new or empty directory")
+        }
+        return true
+    }
+
+    /// `.NAME.staging-PID` beside `dir`.
+    static func stagingPath(_ dir: String) -> String {
+        let url = URL(fileURLWithPath: dir).standardizedFileURL
+        return url.deletingLastPathComponent().path + "/." + url.lastPathComponent + ".staging-\(getpid())"
+    }
+
+    /// Removes staging directories of `dir` left by builds whose process is gone (a SIGKILL).
+    static func removeStaleStaging(_ dir: String) {
+        let url = URL(fileURLWithPath: dir).standardizedFileURL
+        let parent = url.deletingLastPathComponent().path
+        let prefix = "." + url.lastPathComponent + ".staging-"
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: parent)) ?? [] where name.hasPrefix(prefix) {
+            guard let pid = Int32(name.dropFirst(prefix.count)), pid != getpid() else { continue }
+            // kill(pid, 0) fails with ESRCH only when no such process exists.
+            if kill(pid, 0) != 0 && errno == ESRCH { removeTree(parent + "/" + name) }
+        }
+    }
+
+    /// Puts the finished `staging` bundle at `dir`: one atomic exchange when `dir` exists
+    /// (then the old bundle, now at `staging`, is deleted), a rename when it does not.
+    static func swapIn(_ staging: String, _ dir: String, replacing: Bool) throws(GeofenceError) {
+        if replacing {
+            // returns 0, or -1 with errno
+            guard geofence_exchange_paths(staging, dir) == 0 else {
+                throw .output(OutputError(path: dir, .rename, errno: errno, message: "cannot swap the new bundle in: \(String(cString: strerror(errno)))"))
+            }
+            removeTree(staging)
+        } else {
+            guard rename(staging, dir) == 0 else { throw .output(OutputError(path: dir, .rename, errno: errno)) }
+        }
+    }
+
+    /// Whether the file at `path` holds exactly `bytes`.
+    static func sameContents(_ path: String, _ bytes: [UInt8]) -> Bool {
+        guard fileSize(path) == bytes.count, let data = FileManager.default.contents(atPath: path) else { return false }
+        return data.elementsEqual(bytes)
+    }
+
+    /// Deletes a directory tree (errors ignored: used on staging directories only).
+    static func removeTree(_ path: String) {
+        try? FileManager.default.removeItem(atPath: path)
+    }
+
+    // MARK: Verification
+
+    /// Checks a bundle against its manifest: every listed tile present with its SHA-256,
+    /// no tile file that the manifest does not list.
+    /// - Returns: the problems found, one line each (empty when the bundle is whole).
+    /// - Throws: `GeofenceError.input` when the manifest is missing or is not one.
+    /// - Complexity: O(bytes of the bundle).
+    public static func verify(_ dir: String) throws(GeofenceError) -> [String] {
+        let tiles = try readManifestTiles(dir + "/" + manifestName)
+        var problems: [String] = []
+        for (tile, sha) in tiles.sorted(by: { $0.key < $1.key }) {
+            let path = dir + "/\(tile.z)/\(tile.x)/\(tile.y).geojson"
+            guard let data = FileManager.default.contents(atPath: path) else { problems.append("\(tile): missing"); continue }
+            if SHA256.hex([UInt8](data)) != sha { problems.append("\(tile): content differs from the manifest's sha256") }
+        }
+        let listed = Set(tiles.keys.map { "\($0.z)/\($0.x)/\($0.y).geojson" })
+        if let walker = FileManager.default.enumerator(atPath: dir) {
+            for case let rel as String in walker where rel.hasSuffix(".geojson") && !listed.contains(rel) {
+                problems.append("\(rel): not listed in the manifest")
+            }
+        }
+        return problems
     }
 }

@@ -34,6 +34,8 @@ enum SubsetCommand {
             .value("--crs", name: "crs", help: "CRS of the fence input (default: WGS84)."),
             .flag("--skip-invalid", help: "Skip fences with problems instead of stopping (counts on stderr)."),
             .flag("--quiet", "-q", help: "No summary or progress on stderr."),
+            .value("--verify", name: "dir", help: "Check a tile bundle against its manifest (every tile present with its sha256, nothing extra); exit 65 on a mismatch."),
+            .flag("--force", help: "Tile bundles: build even when the range holds more than 4,194,304 tiles."),
         ],
         discussion: """
         Subsets keep every input property. bbox and polygon results are in input order; --near and
@@ -45,12 +47,18 @@ enum SubsetCommand {
         bundle plans exactly as with the whole set. Tiles with no fence within --reach are omitted
         (listed as such in the manifest's counts). Tiles need latitudes within ±85.0511287798°.
         Rebuilding with the same input gives identical bytes; an existing manifest in --out (or
-        --previous) is compared and the changed tiles reported. See docs/subsets.md.
+        --previous) is compared and the changed tiles reported. A build is staged beside --out and
+        swapped in whole, so --out always holds a complete bundle, old or new (also after a kill);
+        --verify DIR checks one. See docs/subsets.md.
         """)
 
     static let tileOnly = ["--tiles", "-k", "--out", "--reach", "--split", "--threads", "--previous", "--changes"]
 
+    /// The most tiles a range may hold without --force (a world at zoom 11).
+    static let tileLimit = 4_194_304
+
     static func run(_ args: Arguments) throws -> Int32 {
+        if let dir = args.value("--verify") { return try verify(dir, args) }
         let paths = try args.requiredAll("--fences")
         if args.value("--tiles") != nil { return try runTiles(args, paths: paths) }
         for o in tileOnly where args.value(o) != nil {
@@ -138,6 +146,12 @@ enum SubsetCommand {
             }
         }
 
+        if range.count > tileLimit && !args.flag("--force") {
+            throw CommandError.usage("geofence subset: zoom \(zoom) over \(area == nil ? "the world" : "this area") is \(range.count) tiles, more than \(tileLimit); narrow it with --bbox or a lower zoom, or pass --force")
+        }
+        if !args.flag("--quiet") && isatty(2) != 0 {
+            FileHandle.standardError.write(Data("geofence subset: \(range.count) tiles to consider at zoom \(zoom)\n".utf8))
+        }
         let compiled = try loadFences(paths, crs: args.value("--crs"), skipInvalid: args.flag("--skip-invalid"), command: "subset").compiled
         let bundler = TileBundler(compiled: compiled, k: k, reach: reach, split: split ?? TileBundler.defaultSplit)
         let quiet = args.flag("--quiet")
@@ -192,5 +206,19 @@ enum SubsetCommand {
         guard abs(so) <= 90, abs(n) <= 90 else { throw CommandError.usage("geofence subset: latitudes in '--bbox' must be within [-90, 90], got '\(s)'") }
         guard so <= n else { throw CommandError.usage("geofence subset: '--bbox' south \(parts[1]!) is north of north \(parts[3]!) (W,S,E,N order)") }
         return GeoBox(west: w, south: so, east: e, north: n)
+    }
+
+    /// `--verify DIR`: the bundle against its manifest.
+    static func verify(_ dir: String, _ args: Arguments) throws -> Int32 {
+        for o in ["--fences", "--tiles", "--out", "--bbox", "--within", "--near", "--nearest"] where args.value(o) != nil {
+            throw CommandError.usage("geofence subset: option '\(o)' does not go with --verify")
+        }
+        let problems = try TileBundleWriter.verify(dir)
+        if problems.isEmpty {
+            if !args.flag("--quiet") { FileHandle.standardError.write(Data("geofence subset: \(dir): the bundle matches its manifest\n".utf8)) }
+            return 0
+        }
+        let shown = problems.prefix(20).map { "  \(dir)/\($0)" }.joined(separator: "\n")
+        throw CommandError.data("\(dir): \(problems.count) tile\(problems.count == 1 ? "" : "s") do not match the manifest:\n\(shown)\(problems.count > 20 ? "\n  ..." : "")")
     }
 }
