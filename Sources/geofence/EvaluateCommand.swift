@@ -131,7 +131,7 @@ enum EvaluateCommand {
                 text += "; state fences: \(changes.removed.count) removed, \(changes.added.count) added, \(changes.changed.count) changed"
             }
             if spill.spilledEvents > 0 { text += "; \(spill.spilledEvents) events spilled to \(spill.paths.count) temporary runs" }
-            FileHandle.standardError.write(Data((text + "\n").utf8))
+            Console.err((text + "\n"))
         }
         if let s = args.value("--summary") {
             var j = summary.json
@@ -224,11 +224,11 @@ final class Progress {
             line += String(format: ", %.1f%% of %.1f MB", f * 100, Double(total) / 1e6)
             if f > 0.01 { line += String(format: ", ETA %.0f s", secs / f - secs) }
         }
-        FileHandle.standardError.write(Data((line + "\u{1B}[K").utf8))
+        Console.err((line + "\u{1B}[K"))
         shown = true
     }
 
     func clear() {
-        if shown { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+        if shown { Console.err("\r\u{1B}[K") }
     }
 }

@@ -26,7 +26,7 @@ enum ContainsCommand {
         let accuracy = try args.double("--accuracy", default: 0, min: 0)!
         let engine = try loadFences(paths, crs: args.value("--crs"), skipInvalid: args.flag("--skip-invalid"), command: "contains")
         let answer = engine.contains(lat: at.lat, lon: at.lon, accuracy: accuracy)
-        FileHandle.standardOutput.write(Data((JSONWriter.string(answer.json) + "\n").utf8))
+        try Console.out((JSONWriter.string(answer.json) + "\n"))
         return 0
     }
 }
@@ -57,7 +57,7 @@ enum NearestCommand {
         let k = try args.int("-k", default: 20, min: 2, max: 1_000_000)!
         let engine = try loadFences(paths, crs: args.value("--crs"), skipInvalid: args.flag("--skip-invalid"), command: "nearest")
         let answer = engine.nearest(lat: at.lat, lon: at.lon, slots: k)
-        FileHandle.standardOutput.write(Data((JSONWriter.string(answer.json) + "\n").utf8))
+        try Console.out((JSONWriter.string(answer.json) + "\n"))
         return 0
     }
 }
@@ -70,7 +70,7 @@ func loadFences(_ paths: [String], crs: String?, skipInvalid: Bool, command: Str
         let total = skipped.values.reduce(0, +)
         var line = "geofence \(command): skipped \(total) fence problem\(total == 1 ? "" : "s"):"
         for (kind, n) in skipped.sorted(by: { $0.key.rawValue < $1.key.rawValue }) { line += " \(kind.rawValue) \(n);" }
-        FileHandle.standardError.write(Data((String(line.dropLast()) + "\n").utf8))
+        Console.err((String(line.dropLast()) + "\n"))
     }
     return engine
 }

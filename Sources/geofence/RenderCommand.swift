@@ -54,7 +54,7 @@ enum RenderCommand {
             + "\(counts.matchedEnter + counts.matchedExit)/\(counts.truthEnter + counts.truthExit) events caught"
         let svg = SVGRenderer().render(fences: fences, circles: circles, fixes: mine, truth: truth, detected: detected, plans: plans, title: title)
         try AtomicFile.write(svg, to: output)
-        FileHandle.standardError.write(Data("geofence render: \(title); wrote \(output)\n".utf8))
+        Console.err("geofence render: \(title); wrote \(output)\n")
         return 0
     }
 }

@@ -51,7 +51,7 @@ enum SimulateCommand {
                                         clusters: !args.flag("--no-clusters"), fixes: fixes, deviceNames: devices.names, threads: threads)
         var header = "geofence simulate: \(fixes.count) fixes, \(devices.count) devices, \(fences.count) fences; OS: \(os.slots) slots, min radius \(Int(os.minRadius)) m, max radius \(Int(os.maxRadius)) m, delay \(Int(os.delay)) s, exit distance \(Int(os.exitDistance)) m\n"
         header += report.table
-        FileHandle.standardOutput.write(Data(header.utf8))
+        try Console.out(header)
         if let o = args.value("--output") { try AtomicFile.write(JSONWriter.string(report.json) + "\n", to: o) }
         if let e = args.value("--events") {
             var text = ""

@@ -107,13 +107,13 @@ enum SubsetCommand {
         if let out = args.value("--output") {
             try AtomicFile.write(text, to: out)
         } else {
-            FileHandle.standardOutput.write(Data(text.utf8))
+            try Console.out(text)
         }
         if !args.flag("--quiet") {
             let line = slots.isEmpty
                 ? "geofence subset: no fence matches (\(label)) among \(compiled.fences.count); the output is empty"
                 : "geofence subset: \(slots.count) of \(compiled.fences.count) fences (\(label))"
-            FileHandle.standardError.write(Data((line + "\n").utf8))
+            Console.err((line + "\n"))
         }
         return 0
     }
@@ -150,7 +150,7 @@ enum SubsetCommand {
             throw CommandError.usage("geofence subset: zoom \(zoom) over \(area == nil ? "the world" : "this area") is \(range.count) tiles, more than \(tileLimit); narrow it with --bbox or a lower zoom, or pass --force")
         }
         if !args.flag("--quiet") && isatty(2) != 0 {
-            FileHandle.standardError.write(Data("geofence subset: \(range.count) tiles to consider at zoom \(zoom)\n".utf8))
+            Console.err("geofence subset: \(range.count) tiles to consider at zoom \(zoom)\n")
         }
         let compiled = try loadFences(paths, crs: args.value("--crs"), skipInvalid: args.flag("--skip-invalid"), command: "subset").compiled
         let bundler = TileBundler(compiled: compiled, k: k, reach: reach, split: split ?? TileBundler.defaultSplit)
@@ -158,7 +158,7 @@ enum SubsetCommand {
         let progress: (@Sendable (Int, Int) -> Void)? = (!quiet && isatty(2) != 0) ? showProgress : nil
         let report = try TileBundleWriter.build(bundler: bundler, range: range, outDir: out, sources: paths, area: area,
                                                 previousDir: args.value("--previous"), threads: threads, progress: progress)
-        if progress != nil { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+        if progress != nil { Console.err("\r\u{1B}[K") }
         if let c = args.value("--changes") {
             try AtomicFile.write(JSONWriter.string(report.changes?.json ?? .null) + "\n", to: c)
         }
@@ -172,12 +172,12 @@ enum SubsetCommand {
                 line += "; no tile has a fence within reach, the bundle set is empty"
             }
             line += String(format: "; %.1f s, %d thread%@", report.seconds, threads, threads == 1 ? "" : "s")
-            FileHandle.standardError.write(Data((line + "\n").utf8))
+            Console.err((line + "\n"))
             if let ch = report.changes {
                 var c = "geofence subset: vs previous manifest: \(ch.changed.count) changed, \(ch.added.count) added, \(ch.removed.count) removed, \(ch.unchanged) unchanged"
                 let listed = (ch.changed + ch.added + ch.removed).prefix(20).map(\.description)
                 if !listed.isEmpty { c += " (" + listed.joined(separator: " ") + (ch.changed.count + ch.added.count + ch.removed.count > 20 ? " ..." : "") + ")" }
-                FileHandle.standardError.write(Data((c + "\n").utf8))
+                Console.err((c + "\n"))
             }
         }
         return 0
@@ -185,7 +185,7 @@ enum SubsetCommand {
 
     @Sendable static func showProgress(_ done: Int, _ total: Int) {
         if done == total || done % 16 == 0 {
-            FileHandle.standardError.write(Data("\rgeofence subset: tile columns \(done)/\(total)\u{1B}[K".utf8))
+            Console.err("\rgeofence subset: tile columns \(done)/\(total)\u{1B}[K")
         }
     }
 
@@ -215,7 +215,7 @@ enum SubsetCommand {
         }
         let problems = try TileBundleWriter.verify(dir)
         if problems.isEmpty {
-            if !args.flag("--quiet") { FileHandle.standardError.write(Data("geofence subset: \(dir): the bundle matches its manifest\n".utf8)) }
+            if !args.flag("--quiet") { Console.err("geofence subset: \(dir): the bundle matches its manifest\n") }
             return 0
         }
         let shown = problems.prefix(20).map { "  \(dir)/\($0)" }.joined(separator: "\n")

@@ -76,7 +76,7 @@ enum ValidateCommand {
                 status = 65
             }
         }
-        FileHandle.standardOutput.write(Data(out.utf8))
+        try Console.out(out)
         return status
     }
 }

@@ -40,13 +40,16 @@ let subcommands: [Subcommand] = [
 }
 
 func fail(_ message: String, code: Int32) -> Never {
-    FileHandle.standardError.write(Data((message + "\n").utf8))
+    Console.err((message + "\n"))
     exit(code)
 }
 
+// A closed pipe on stdout must be an I/O error (EPIPE), not a silent death by SIGPIPE.
+signal(SIGPIPE, SIG_IGN)
+
 var argv = Array(CommandLine.arguments.dropFirst())
 guard let first = argv.first else {
-    FileHandle.standardError.write(Data(topHelp().utf8))
+    Console.err(topHelp())
     exit(64)
 }
 if first == "--help" || first == "-h" || first == "help" {
@@ -66,7 +69,9 @@ do {
         print(cmd.spec.helpText, terminator: "")
         exit(0)
     }
-    exit(try cmd.run(args))
+    let status = try cmd.run(args)
+    // A summary or warning that could not reach stderr: the run did not fully succeed.
+    exit(status == 0 && Console.stderrFailed ? 74 : status)
 } catch {
     let failure: CommandError
     switch error {

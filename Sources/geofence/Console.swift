@@ -1,0 +1,25 @@
+import Foundation
+import GeofenceKit
+
+/// Standard output and standard error without traps (`FileHandle.write(_: Data)` traps on
+/// EPIPE or ENOSPC): a failed write to standard output ends the command with an I/O error
+/// (exit 74); a failed write to standard error is remembered and turns a successful exit
+/// into 74 (docs/errors.md).
+enum Console {
+    /// Set when a write to standard error failed.
+    nonisolated(unsafe) static var stderrFailed = false
+
+    /// Writes `text` to standard output.
+    /// - Throws: `CommandError.library(.output)` with the errno when the write fails.
+    static func out(_ text: String) throws(CommandError) {
+        var t = text
+        let e = t.withUTF8 { AtomicFile.writeAll(1, UnsafeRawBufferPointer($0)) }
+        if e != 0 { throw .library(.output(OutputError(path: "stdout", .write, errno: e))) }
+    }
+
+    /// Writes `text` to standard error (a failure is remembered, see `stderrFailed`).
+    static func err(_ text: String) {
+        var t = text
+        if t.withUTF8({ AtomicFile.writeAll(2, UnsafeRawBufferPointer($0)) }) != 0 { stderrFailed = true }
+    }
+}
