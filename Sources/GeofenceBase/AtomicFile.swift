@@ -24,6 +24,8 @@ public enum AtomicFile {
             return
         }
         let tmp = temporaryPath(for: path)
+        TemporaryFiles.shared.add(tmp)
+        defer { TemporaryFiles.shared.remove(tmp) }
         let fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw .output(OutputError(path: path, .create, errno: errno)) }
         do {
@@ -61,6 +63,54 @@ public enum AtomicFile {
             done += n
         }
         return 0
+    }
+
+    /// An output written under its temporary name and not yet renamed: a run stages all its
+    /// outputs, then commits them together, so a failure in any leaves none under its final name.
+    public struct StagedFile {
+        /// The final path.
+        public let path: String
+        let tmp: String?
+        /// Bytes to write in place at commit (a device or FIFO target, which is never renamed over).
+        let inPlace: [UInt8]?
+
+        /// Renames the file into place (writes it, for a device or FIFO).
+        /// - Throws: `GeofenceError.output` when the rename or the write fails.
+        public func commit() throws(GeofenceError) {
+            if let inPlace { try AtomicFile.write(inPlace, to: path); return }
+            guard let tmp else { return }
+            defer { TemporaryFiles.shared.remove(tmp) }
+            try AtomicFile.commit(tmp, to: path)
+        }
+
+        /// Removes the temporary file (after another output failed).
+        public func abandon() {
+            guard let tmp else { return }
+            unlink(tmp)
+            TemporaryFiles.shared.remove(tmp)
+        }
+    }
+
+    /// Writes `bytes` under the temporary name of `path`, to be committed later.
+    /// - Throws: `GeofenceError.output` when the temporary file cannot be written.
+    public static func stage(_ bytes: [UInt8], to path: String) throws(GeofenceError) -> StagedFile {
+        if !isRegularOrAbsent(path) { return StagedFile(path: path, tmp: nil, inPlace: bytes) }
+        let tmp = temporaryPath(for: path)
+        TemporaryFiles.shared.add(tmp)
+        let fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else {
+            TemporaryFiles.shared.remove(tmp)
+            throw .output(OutputError(path: path, .create, errno: errno))
+        }
+        let failure: GeofenceError?
+        do { try writeAll(fd, bytes, path: path); failure = nil } catch { failure = error }
+        let closed = close(fd) == 0 ? 0 : errno
+        if failure != nil || closed != 0 {
+            unlink(tmp)
+            TemporaryFiles.shared.remove(tmp)
+            throw failure ?? .output(OutputError(path: path, .close, errno: closed))
+        }
+        return StagedFile(path: path, tmp: tmp, inPlace: nil)
     }
 
     /// Whether `path` is a regular file or does not exist yet (only then is temporary-name-and-rename used).

@@ -39,6 +39,7 @@ public struct FileSink: TextSink {
             return
         }
         let t = AtomicFile.temporaryPath(for: path)
+        TemporaryFiles.shared.add(t)
         let f = open(t, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard f >= 0 else { throw .output(OutputError(path: path, .create, errno: errno)) }
         fd = f; self.path = path; tmp = t
@@ -64,6 +65,7 @@ public struct FileSink: TextSink {
             throw .output(OutputError(path: shownPath, .close, errno: e))
         }
         guard let path, let tmp else { return }
+        defer { TemporaryFiles.shared.remove(tmp) }
         try AtomicFile.commit(tmp, to: path)
     }
 
@@ -71,6 +73,6 @@ public struct FileSink: TextSink {
     public func abandon() {
         guard fd != 1 else { return }
         close(fd)
-        if let tmp { unlink(tmp) }
+        if let tmp { unlink(tmp); TemporaryFiles.shared.remove(tmp) }
     }
 }

@@ -39,6 +39,7 @@ public final class EventSpill {
     /// - Throws: `GeofenceError.output` when the file cannot be created.
     public func begin() throws(GeofenceError) -> RunWriter {
         let path = nextPath
+        TemporaryFiles.shared.add(path)
         let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw .output(OutputError(path: path, .create, errno: errno)) }
         paths.append(path)
@@ -117,7 +118,7 @@ public final class EventSpill {
 
     /// Deletes every spill file (also after a failure; unlink errors are ignored).
     public func removeAll() {
-        for p in paths { unlink(p) }
+        for p in paths { unlink(p); TemporaryFiles.shared.remove(p) }
         paths.removeAll()
     }
 

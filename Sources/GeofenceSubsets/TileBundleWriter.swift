@@ -133,8 +133,12 @@ public enum TileBundleWriter {
         let staging = stagingPath(outDir)
         removeStaleStaging(outDir)
         try makeDirectory(staging)
+        TemporaryFiles.shared.add(staging)
         var committed = false
-        defer { if !committed { removeTree(staging) } }
+        defer {
+            if !committed { removeTree(staging) }
+            TemporaryFiles.shared.remove(staging)
+        }
         try makeDirectory(staging + "/\(range.zoom)")
         let features = featureBytes(bundler.compiled.fences, threads: threads)
         let header0 = Array("{\"type\":\"FeatureCollection\",\"tile\":\"".utf8)

@@ -55,12 +55,11 @@ enum EvaluateCommand {
 
         let budget = try memoryBudget(args.value("--memory-budget"))
         let stateIn = args.value("--state-in"), stateOut = args.value("--state-out")
+        try distinctOutputs("evaluate", ["--output": args.value("--output"), "--summary": args.value("--summary"), "--state-out": stateOut])
         let stateFences = try args.choice("--state-fences", ["same", "changed"], default: "same")
         if args.value("--state-fences") != nil && stateIn == nil {
             throw CommandError.usage("geofence evaluate: option '--state-fences' goes with --state-in")
         }
-        let temporaries = TemporaryFiles.shared
-        temporaries.installSignalHandling()
 
         let start = DispatchTime.now()
         let engine = try Geofencer(contentsOf: fencePaths, crs: args.value("--crs"), skipInvalid: skipInvalid)
@@ -90,7 +89,6 @@ enum EvaluateCommand {
                 // Held events live in arrays that grow by doubling: half the budget in events
                 // keeps their memory, spare capacity included, within the budget.
                 if 2 * run.heldEvents * EventSpill.eventBytes > budget {
-                    temporaries.add(spill.nextPath)
                     try run.spill(into: spill)
                 }
                 progress.update(file: path, bytes: reader.bytesRead, total: reader.totalBytes, fixes: run.fixes, start: loaded)
@@ -101,28 +99,17 @@ enum EvaluateCommand {
         progress.clear()
 
         var sink = try FileSink(path: output)
-        if let t = sink.temporaryPath { temporaries.add(t) }
+        var staged: [AtomicFile.StagedFile] = []
+        var text = ""
         do {
-            if !spill.paths.isEmpty { temporaries.add(spill.nextPath) }
             summary.events = try run.write(to: &sink, format: format, deviceName: { devices.name($0) }, spill: spill,
                                            mergeBytes: max(1 << 20, budget / 2))
-            if let stateOut {
-                // The state is written to its temporary name before the events are renamed into place.
-                let bytes = run.snapshot(devices: devices).encoded()
-                try AtomicFile.write(bytes, to: stateOut)
-            }
-            try sink.finish()
-        } catch {
-            sink.abandon()
-            throw error
-        }
-        if let t = sink.temporaryPath { temporaries.remove(t) }
-        summary.fixes = run.fixes
-        summary.devices = devices.count
-        summary.fenceSeconds = Double(loaded.uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
-        summary.seconds = Double(DispatchTime.now().uptimeNanoseconds - loaded.uptimeNanoseconds) / 1e9
-        if !quiet {
-            var text = "geofence evaluate: " + summary.text
+            if let stateOut { staged.append(try AtomicFile.stage(run.snapshot(devices: devices).encoded(), to: stateOut)) }
+            summary.fixes = run.fixes
+            summary.devices = devices.count
+            summary.fenceSeconds = Double(loaded.uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
+            summary.seconds = Double(DispatchTime.now().uptimeNanoseconds - loaded.uptimeNanoseconds) / 1e9
+            text = "geofence evaluate: " + summary.text
             if !skippedFences.isEmpty {
                 let n = skippedFences.values.reduce(0, +)
                 text += "; skipped \(n) fence problem\(n == 1 ? "" : "s") (" + skippedFences.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.key.rawValue) \($0.value)" }.joined(separator: ", ") + ")"
@@ -131,22 +118,29 @@ enum EvaluateCommand {
                 text += "; state fences: \(changes.removed.count) removed, \(changes.added.count) added, \(changes.changed.count) changed"
             }
             if spill.spilledEvents > 0 { text += "; \(spill.spilledEvents) events spilled to \(spill.paths.count) temporary runs" }
-            Console.err((text + "\n"))
-        }
-        if let s = args.value("--summary") {
-            var j = summary.json
-            if case .object(var o) = j {
-                o.append(("fence_problems_skipped", JSONValue.number(Double(skippedFences.values.reduce(0, +)))))
-                if let changes {
-                    o.append(("state_fences", .object([("removed", .number(Double(changes.removed.count))),
-                                                        ("added", .number(Double(changes.added.count))),
-                                                        ("changed", .number(Double(changes.changed.count)))])))
+            if let s = args.value("--summary") {
+                var j = summary.json
+                if case .object(var o) = j {
+                    o.append(("fence_problems_skipped", JSONValue.number(Double(skippedFences.values.reduce(0, +)))))
+                    if let changes {
+                        o.append(("state_fences", .object([("removed", .number(Double(changes.removed.count))),
+                                                            ("added", .number(Double(changes.added.count))),
+                                                            ("changed", .number(Double(changes.changed.count)))])))
+                    }
+                    o.append(("spilled_events", .number(Double(spill.spilledEvents))))
+                    j = .object(o)
                 }
-                o.append(("spilled_events", .number(Double(spill.spilledEvents))))
-                j = .object(o)
+                staged.append(try AtomicFile.stage(Array((JSONWriter.string(j) + "\n").utf8), to: s))
             }
-            try AtomicFile.write(JSONWriter.string(j) + "\n", to: s)
+            // Every output is complete under its temporary name: commit them together, the events last.
+            for f in staged { try f.commit() }
+            try sink.finish()
+        } catch {
+            sink.abandon()
+            for f in staged { f.abandon() }
+            throw error
         }
+        if !quiet { Console.err(text + "\n") }
         return 0
     }
 

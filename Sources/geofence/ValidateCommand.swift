@@ -28,6 +28,9 @@ enum ValidateCommand {
         if !repair && output != nil { throw CommandError.usage("geofence validate: -o is only used with --repair") }
         let limits = PhoneLimits(minRadius: try args.double("--min-radius", default: 100, min: 0)!,
                                  maxRadius: try args.double("--max-radius", default: 100_000, min: 0)!)
+        guard limits.minRadius <= limits.maxRadius else {
+            throw CommandError.usage("geofence validate: '--min-radius' \(limits.minRadius) is larger than '--max-radius' \(limits.maxRadius)")
+        }
         let set = try FenceSet.load(paths: paths, crs: args.value("--crs"))
         let validator = try FenceValidator()
 

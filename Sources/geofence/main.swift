@@ -46,6 +46,8 @@ func fail(_ message: String, code: Int32) -> Never {
 
 // A closed pipe on stdout must be an I/O error (EPIPE), not a silent death by SIGPIPE.
 signal(SIGPIPE, SIG_IGN)
+// SIGINT/SIGTERM remove the run's temporary files before exiting (docs/errors.md).
+TemporaryFiles.shared.installSignalHandling()
 
 var argv = Array(CommandLine.arguments.dropFirst())
 guard let first = argv.first else {

@@ -43,3 +43,28 @@ final class OutputFailureTests: XCTestCase {
         XCTAssertEqual(status, 74)
     }
 }
+
+extension OutputFailureTests {
+    func testOutputsOfOneRunAreDistinctAndCommittedTogether() throws {
+        let events = CLI.tempPath("events.ndjson")
+        defer { try? FileManager.default.removeItem(atPath: events) }
+        let same = try CLI.run(["evaluate", "--fences", CLI.data("ports.csv"), "--log", CLI.data("virginia_beach_ais.csv"),
+                                "-o", events, "--summary", events])
+        XCTAssertEqual(same.status, 64)
+        XCTAssertEqual(same.stderr, "geofence evaluate: error: options '--output' and '--summary' name the same file '\(events)'\n")
+        // The summary cannot be written: the events are not left under their name either.
+        let unwritable = try CLI.run(["evaluate", "--fences", CLI.data("ports.csv"), "--log", CLI.data("virginia_beach_ais.csv"),
+                                      "-o", events, "--summary", "/nonexistent-dir/summary.json"])
+        XCTAssertEqual(unwritable.status, 74)
+        XCTAssertEqual(unwritable.stderr, "geofence evaluate: error: /nonexistent-dir/summary.json: cannot create output file: No such file or directory\n")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: events))
+        let dir = (events as NSString).deletingLastPathComponent
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.contains((events as NSString).lastPathComponent) }, [])
+    }
+
+    func testRadiusLimitsMustBeOrdered() throws {
+        let r = try CLI.run(["validate", "--fences", CLI.data("ports.csv"), "--min-radius", "1000", "--max-radius", "10"])
+        XCTAssertEqual(r.status, 64)
+        XCTAssertEqual(r.stderr, "geofence validate: error: '--min-radius' 1000.0 is larger than '--max-radius' 10.0\n")
+    }
+}

@@ -1,20 +1,23 @@
 import Dispatch
 import Foundation
 
-/// The temporary files of a running command (outputs not yet renamed into place, spill
-/// runs), removed when SIGINT or SIGTERM stops it (docs/errors.md#atomic-output): the
-/// signals are received by a dispatch source, not in a signal handler, so the cleanup
-/// may take locks and allocate. A SIGKILL can leave files behind; they are named
-/// `.NAME.tmp-PID` and `.NAME.spill-PID-N` next to the output.
-final class TemporaryFiles: @unchecked Sendable {
-    static let shared = TemporaryFiles()
+/// The process's temporary files (outputs not yet renamed into place, spill runs): every
+/// writer in the library registers what it creates and forgets it once renamed or deleted;
+/// a program that calls `installSignalHandling()` has them removed when SIGINT or SIGTERM
+/// stops it (docs/errors.md#atomic-output). The signals are received by a dispatch source,
+/// not in a signal handler, so the cleanup may take locks and allocate. A SIGKILL can leave
+/// files behind; they are named `.NAME.tmp-PID`, `.NAME.spill-PID-N` and
+/// `.NAME.staging-PID` next to the output.
+package final class TemporaryFiles: @unchecked Sendable {
+    /// The process-wide registry.
+    package static let shared = TemporaryFiles()
 
     private let lock = NSLock()
     private var paths: Set<String> = []
     private var sources: [DispatchSourceSignal] = []
 
     /// Installs the SIGINT/SIGTERM handling (once; later calls do nothing).
-    func installSignalHandling() {
+    package func installSignalHandling() {
         lock.lock()
         defer { lock.unlock() }
         guard sources.isEmpty else { return }
@@ -32,21 +35,24 @@ final class TemporaryFiles: @unchecked Sendable {
     }
 
     /// Registers a path to remove if the command is stopped.
-    func add(_ path: String) {
+    package func add(_ path: String) {
         lock.lock(); paths.insert(path); lock.unlock()
     }
 
     /// Forgets a path (renamed into place or already removed).
-    func remove(_ path: String) {
+    package func remove(_ path: String) {
         lock.lock(); paths.remove(path); lock.unlock()
     }
 
     /// Removes every registered file.
-    func removeAll() {
+    package func removeAll() {
         lock.lock()
         let all = paths
         paths.removeAll()
         lock.unlock()
-        for p in all { unlink(p) }
+        for p in all {
+            // A staging directory is removed with its contents; a file is unlinked.
+            if (try? FileManager.default.removeItem(atPath: p)) == nil { unlink(p) }
+        }
     }
 }
