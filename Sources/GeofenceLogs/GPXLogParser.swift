@@ -256,12 +256,18 @@ struct GPXLogParser {
         pointDepth = -1
         let line = pointLine
         let name = pointName
-        guard let latText else {
+        guard let rawLat = latText else {
             return try core.report(.missingField, line: line) { "<\(name)> has no lat attribute" }
         }
-        guard let lonText else {
+        guard let rawLon = lonText else {
             return try core.report(.missingField, line: line) { "<\(name)> has no lon attribute" }
         }
+        // Character and entity references (`&#52;`, `&#x34;`, `&amp;`) stand for their characters.
+        guard let latText = Self.resolvingReferences(rawLat), let lonText = Self.resolvingReferences(rawLon),
+              timeText.map({ Self.resolvingReferences($0) != nil }) ?? true else {
+            return try core.report(.malformedRow, line: line) { "<\(name)> has a malformed character or entity reference" }
+        }
+        let timeText = self.timeText.flatMap { Self.resolvingReferences($0) }
         guard let lat = try Self.trimmed(latText, { (p, n) throws(GeofenceError) in try core.latitude(p, n, line: line) }) else { return }
         guard let lon = try Self.trimmed(lonText, { (p, n) throws(GeofenceError) in try core.longitude(p, n, line: line) }) else { return }
         guard let timeText else {
@@ -282,6 +288,37 @@ struct GPXLogParser {
             device = d
         }
         try core.accept(Fix(device: device, time: time, lat: lat, lon: lon, accuracy: 0), line: line, &devices, &batch)
+    }
+
+    /// `bytes` with XML character references (`&#52;`, `&#x34;`) and the five predefined
+    /// entities (`&lt;` `&gt;` `&amp;` `&quot;` `&apos;`) replaced by their characters (UTF-8);
+    /// nil for a malformed or unknown reference. Bytes without `&` come back as they are.
+    /// - Complexity: O(bytes).
+    static func resolvingReferences(_ bytes: [UInt8]) -> [UInt8]? {
+        guard bytes.contains(UInt8(ascii: "&")) else { return bytes }
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count)
+        var i = 0
+        while i < bytes.count {
+            guard bytes[i] == UInt8(ascii: "&") else { out.append(bytes[i]); i += 1; continue }
+            guard let semi = bytes[i...].firstIndex(of: UInt8(ascii: ";")), semi - i <= 12 else { return nil }
+            let name = String(decoding: bytes[(i + 1)..<semi], as: UTF8.self)
+            switch name {
+            case "lt": out.append(UInt8(ascii: "<"))
+            case "gt": out.append(UInt8(ascii: ">"))
+            case "amp": out.append(UInt8(ascii: "&"))
+            case "quot": out.append(UInt8(ascii: "\""))
+            case "apos": out.append(UInt8(ascii: "'"))
+            default:
+                guard name.hasPrefix("#") else { return nil }
+                let digits = name.dropFirst()
+                let value = digits.hasPrefix("x") || digits.hasPrefix("X") ? UInt32(digits.dropFirst(), radix: 16) : UInt32(digits, radix: 10)
+                guard let value, let scalar = Unicode.Scalar(value), value != 0 else { return nil }
+                out.append(contentsOf: String(Character(scalar)).utf8)
+            }
+            i = semi + 1
+        }
+        return out
     }
 
     /// Calls `body` on the bytes without surrounding whitespace.

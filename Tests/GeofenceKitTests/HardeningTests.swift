@@ -39,3 +39,23 @@ final class HardeningTests: XCTestCase {
         XCTAssertEqual(EventWriter.iso8601(LogTime.latest), "9999-12-31T23:59:59Z")
     }
 }
+
+extension HardeningTests {
+    func testGPXCharacterReferencesAreDecoded() throws {
+        let path = CLI.tempPath("refs.gpx")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try """
+        <?xml version="1.0"?><gpx version="1.1"><trk><trkseg>
+        <trkpt lat="&#52;6.5" lon="&#x36;.25"><time>2020-06-04T10:00:00&#x5A;</time></trkpt>
+        <trkpt lat="46.6" lon="6.3"><time>2020&#45;06-04T10:01:00Z</time></trkpt>
+        <trkpt lat="&bogus;46" lon="6"><time>2020-06-04T10:02:00Z</time></trkpt>
+        </trkseg></trk></gpx>
+        """.write(toFile: path, atomically: true, encoding: .utf8)
+        let reader = try LogReader(path: path, options: LogReaderOptions(skipInvalid: true))
+        let fixes = try reader.readAll()
+        XCTAssertEqual(fixes.map(\.lat), [46.5, 46.6])
+        XCTAssertEqual(fixes.map(\.lon), [6.25, 6.3])
+        XCTAssertEqual(fixes.map(\.time), [1_591_264_800, 1_591_264_860])
+        XCTAssertEqual(reader.skipped, [.malformedRow: 1])
+    }
+}
