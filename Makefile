@@ -2,7 +2,7 @@
 SWIFT ?= swift
 RELEASE_BIN = .build/release
 
-.PHONY: all deps build release demo test check test-asan bench bench-quick bench-peers fetch-data clean
+.PHONY: all deps build release demo test check fuzz test-asan bench bench-quick bench-peers fetch-data clean
 
 all: build
 
@@ -30,6 +30,12 @@ check:
 	@./scripts/check-docs
 	@./scripts/check-module-deps
 	@! grep -rnE "DESIGN §|[Ii]ssue [0-9]" Sources Benchmarks Tests README.md docs || { echo "check: references to issue numbers or an outside design document (cite docs/ instead)"; exit 1; }
+
+# Every libFuzzer target (Fuzz/README.md) for FUZZ_SECONDS in all (default 10 minutes), with
+# executions and coverage per target; CI runs it briefly (.ci/run).
+FUZZ_SECONDS ?= 600
+fuzz: deps
+	@./scripts/fuzz $(FUZZ_SECONDS)
 
 # The test suite under AddressSanitizer (ownership hand-overs to GEOS, buffer handling).
 test-asan: deps

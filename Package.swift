@@ -54,6 +54,15 @@ let package = Package(
         .executableTarget(name: "geofence", dependencies: ["GeofenceKit"], swiftSettings: checks),
         // The library example of docs/library.md (built and compared with the CLI by the tests).
         .executableTarget(name: "geofence-example", dependencies: ["GeofenceKit"], path: "docs/examples/QuickStart"),
+        // libFuzzer targets, one per reader of untrusted bytes (Fuzz/README.md; `make fuzz`).
+        .executableTarget(name: "fuzz-fences-geojson", dependencies: ["GeofenceKit", "CSystem"], path: "Fuzz/fences-geojson"),
+        .executableTarget(name: "fuzz-fences-csv", dependencies: ["GeofenceKit", "CSystem"], path: "Fuzz/fences-csv"),
+        .executableTarget(name: "fuzz-log-csv", dependencies: ["GeofenceKit", "CSystem"], path: "Fuzz/log-csv"),
+        .executableTarget(name: "fuzz-log-ndjson", dependencies: ["GeofenceKit", "CSystem"], path: "Fuzz/log-ndjson"),
+        .executableTarget(name: "fuzz-log-gpx", dependencies: ["GeofenceKit", "CSystem"], path: "Fuzz/log-gpx"),
+        .executableTarget(name: "fuzz-log-time", dependencies: ["GeofenceKit", "CSystem"], path: "Fuzz/log-time"),
+        .executableTarget(name: "fuzz-log-gzip", dependencies: ["GeofenceKit", "CSystem"], path: "Fuzz/log-gzip"),
+        .executableTarget(name: "fuzz-state-file", dependencies: ["GeofenceKit", "CSystem"], path: "Fuzz/state-file"),
         // The benchmark runner: GeofenceKit's public API against brute force and GEOS's STRtree.
         .executableTarget(name: "GeofenceBench", dependencies: ["GeofenceKit", "GeofenceTestSupport", "GeometryKit", "CGEOS"],
                           path: "Benchmarks/GeofenceBench"),

@@ -11,3 +11,7 @@
 static inline int geofence_exchange_paths(const char *a, const char *b) {
     return (int)syscall(SYS_renameat2, AT_FDCWD, a, AT_FDCWD, b, 2 /* RENAME_EXCHANGE */);
 }
+
+// libFuzzer's driver (linked only in fuzzing builds, `make fuzz`): the fuzz targets' main
+// hands it their input callback.
+int LLVMFuzzerRunDriver(int *argc, char ***argv, int (*callback)(const unsigned char *data, unsigned long size));

@@ -163,7 +163,11 @@ public struct EvaluationState: Sendable, Equatable {
             return v
         }
         exitMargin = try need(r.f64())
+        guard exitMargin >= 0 && exitMargin <= EvaluationSettings.maximumExitMargin else {
+            throw bad("state file exit margin \(exitMargin) is out of range")
+        }
         let dwell = try need(r.f64())
+        guard dwell == -1 || (dwell >= 0 && dwell.isFinite) else { throw bad("state file default dwell \(dwell) is out of range") }
         defaultDwell = dwell < 0 ? nil : dwell
         let stored = try need(r.take(32))
         let fenceCount = try need(r.count(minimumSize: 12))
@@ -175,23 +179,34 @@ public struct EvaluationState: Sendable, Equatable {
         let deviceCount = try need(r.count(minimumSize: 37))
         var devices: [Device] = []
         devices.reserveCapacity(deviceCount)
+        var names = Set<[UInt8]>()
+        func flag(_ v: UInt8) throws(GeofenceError) -> Bool {
+            guard v <= 1 else { throw bad("state file has a flag byte \(v) at byte \(r.position - 1)") }
+            return v == 1
+        }
         for _ in 0..<deviceCount {
             let name = try need(r.string())
+            // Identifiers are compared bytewise (docs/fences.md): two spellings are two devices.
+            guard names.insert(Array(name.utf8)).inserted else { throw bad("state file lists device \"\(name)\" twice") }
             let t = try need(r.f64()), la = try need(r.f64()), lo = try need(r.f64())
-            let started = try need(r.u8()) != 0
+            let started = try flag(try need(r.u8()))
             let n = try need(r.count(minimumSize: 21))
             var entries: [Entry] = []
             entries.reserveCapacity(n)
+            var slots = Set<Int32>()
             for _ in 0..<n {
                 let f = Int32(bitPattern: try need(r.u32()))
                 guard f >= 0 && Int(f) < fenceCount else { throw bad("state file entry names fence slot \(f) of \(fenceCount)") }
-                entries.append(Entry(fence: f, since: try need(r.f64()), dwell: try need(r.f64()), inside: try need(r.u8()) != 0))
+                guard slots.insert(f).inserted else { throw bad("state file repeats fence slot \(f) for device \"\(name)\"") }
+                entries.append(Entry(fence: f, since: try need(r.f64()), dwell: try need(r.f64()), inside: try flag(try need(r.u8()))))
             }
             let m = try need(r.count(minimumSize: 4))
             var consumed: [Int32] = []
+            var once = Set<Int32>()
             for _ in 0..<m {
                 let f = Int32(bitPattern: try need(r.u32()))
                 guard f >= 0 && Int(f) < fenceCount else { throw bad("state file one-shot record names fence slot \(f) of \(fenceCount)") }
+                guard once.insert(f).inserted else { throw bad("state file repeats one-shot fence slot \(f) for device \"\(name)\"") }
                 consumed.append(f)
             }
             devices.append(Device(name: name, lastTime: t, lastLat: la, lastLon: lo, started: started, entries: entries, consumed: consumed))

@@ -101,9 +101,15 @@ public enum LogTime {
     /// when it fits, else the decimal text through ``DecimalParser``.
     private static func combine(_ seconds: Int, _ f: UnsafePointer<UInt8>, _ k: Int) -> Double? {
         if k <= 9 {
-            var scaled = seconds
-            for j in 0..<k { scaled = scaled * 10 + Int(f[j] &- UInt8(ascii: "0")) }
-            if scaled.magnitude <= 1 << 53 {
+            // Far years with a long fraction overflow 64 bits here: then the slower path below.
+            var scaled = seconds, overflow = false
+            for j in 0..<k {
+                let (m, o1) = scaled.multipliedReportingOverflow(by: 10)
+                let (a, o2) = m.addingReportingOverflow(Int(f[j] &- UInt8(ascii: "0")))
+                scaled = a
+                overflow = overflow || o1 || o2
+            }
+            if !overflow && scaled.magnitude <= 1 << 53 {
                 return Double(scaled) / DecimalParser.exactPowerOfTen(k)
             }
         }

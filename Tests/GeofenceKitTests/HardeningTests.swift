@@ -59,3 +59,14 @@ extension HardeningTests {
         XCTAssertEqual(reader.skipped, [.malformedRow: 1])
     }
 }
+
+extension HardeningTests {
+    /// Found by `fuzz-log-time`: a far year with an eight-digit fraction overflowed 64-bit
+    /// arithmetic (a trap). The fixture holds the fuzzer's input.
+    func testFarYearsWithLongFractionsParse() throws {
+        let url = try XCTUnwrap(Bundle.module.url(forResource: "log-time-overflow", withExtension: "txt", subdirectory: "Fixtures/fuzz"))
+        let text = try String(contentsOf: url, encoding: .utf8)
+        let seconds = LogTime.daysFromCivil(4893, 6, 4) * 86_400 + 14 * 3600 + 11 * 60 + 37
+        XCTAssertEqual(LogTime.parse(text), Double("\(seconds).32958417"))
+    }
+}
