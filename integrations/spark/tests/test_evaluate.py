@@ -209,10 +209,11 @@ def test_spark_submit(binary, cli, tmp_path):
     assert p.returncode == 0, p.stderr[-3000:]
     # spark-submit passes the Python driver's stderr on to its stdout
     assert "geofence-spark: fixes 6132, devices 12, partitions 3" in p.stdout + p.stderr
+    import pyarrow as pa
     import pyarrow.parquet as pq
     table = pq.read_table(out)
+    micros = table["time"].cast(pa.timestamp("us")).cast(pa.int64()).to_pylist()
     got = sorted(
-        (r["device"], (r["time"] - EPOCH) // datetime.timedelta(microseconds=1), r["fence"],
-         r["type"], r["lat"], r["lon"], r["initial"], r["note"])
-        for r in table.to_pylist())
+        (r["device"], t, r["fence"], r["type"], r["lat"], r["lon"], r["initial"], r["note"])
+        for r, t in zip(table.drop_columns(["time"]).to_pylist(), micros))
     assert got == sorted(cli_key(e) for e in expected)
