@@ -31,7 +31,7 @@ def binary():
 def spark():
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     from pyspark.sql import SparkSession
-    log4j = os.path.join(HERE, "log4j2.properties")
+    log4j = os.path.join(HERE, "..", "log4j2.properties")
     spark = (SparkSession.builder.master("local[2]").appName("geofence-spark-tests")
              .config("spark.ui.enabled", "false")
              .config("spark.ui.showConsoleProgress", "false")

@@ -199,7 +199,7 @@ def test_spark_submit(binary, cli, tmp_path):
     submit = os.path.join(venv_bin, "spark-submit")
     out = str(tmp_path / "events.parquet")
     env = dict(os.environ, PYSPARK_PYTHON=sys.executable)
-    log4j = os.path.join(os.path.dirname(__file__), "log4j2.properties")
+    log4j = os.path.join(os.path.dirname(__file__), "..", "log4j2.properties")
     p = subprocess.run([submit, "--master", "local[2]", "--conf", "spark.ui.enabled=false",
                         "--driver-java-options", f"-Dlog4j2.configurationFile=file:{log4j}",
                         os.path.join(ROOT, "integrations", "spark", "geofence_spark", "job.py"),
