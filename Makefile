@@ -2,12 +2,16 @@
 SWIFT ?= swift
 RELEASE_BIN = .build/release
 
-.PHONY: all deps build release demo test check fuzz test-asan bench bench-quick bench-peers fetch-data clean
+.PHONY: all deps spark-deps build release demo demo-spark test test-spark check fuzz test-asan bench bench-quick bench-peers bench-spark fetch-data clean
 
 all: build
 
 deps:
 	@./scripts/install-deps
+
+# Java 17+ (Debian) and .venv-spark/ with pyspark, pyarrow, pandas, pytest (integrations/spark/).
+spark-deps:
+	@./scripts/install-spark-deps
 
 build: deps
 	$(SWIFT) build
@@ -19,10 +23,24 @@ release: deps
 demo: release
 	@./scripts/demo
 
-# Builds and runs the whole test suite (after the source checks below).
+# The Spark job (integrations/spark/) on the same data, in local[2] mode; events as Parquet.
+demo-spark: release spark-deps
+	@./scripts/demo-spark
+
+# Builds and runs the whole test suite (after the source checks below), then the Spark tests.
 test: deps check
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+	@$(MAKE) --no-print-directory test-spark
+
+# The Spark integration's tests (local[2]) against the debug binary `swift build` made; any
+# pytest failure fails the target, "no tests collected" (exit 5) included.
+SPARK_TEST_BIN ?= $(CURDIR)/.build/debug/geofence
+test-spark: spark-deps
+	@test -x $(SPARK_TEST_BIN) || $(SWIFT) build --product geofence
+	cd integrations/spark && GEOFENCE_TEST_BINARY=$(SPARK_TEST_BIN) \
+	  PYSPARK_PYTHON=$(CURDIR)/.venv-spark/bin/python \
+	  $(CURDIR)/.venv-spark/bin/python -m pytest -q -p no:cacheprovider -rfEs tests
 
 # Source checks: every public declaration of the library documented; no GEOS/PROJ under the
 # evaluator and the planner (docs/architecture.md); no comment citing an issue number.
@@ -52,6 +70,10 @@ bench: deps
 bench-peers: deps
 	$(SWIFT) build -c release --product geofence
 	Benchmarks/peers/run-peers.sh
+
+# The Spark job's throughput in local[1] and local[2], against the plain CLI on the same file.
+bench-spark: release spark-deps
+	PYSPARK_PYTHON=$(CURDIR)/.venv-spark/bin/python .venv-spark/bin/python Benchmarks/peers/spark-bench.py $(BENCH_ARGS)
 
 bench-quick: deps
 	$(SWIFT) build -c release --product geofence-bench
