@@ -2,7 +2,7 @@
 SWIFT ?= swift
 RELEASE_BIN = .build/release
 
-.PHONY: all deps spark-deps build release demo demo-spark test test-spark check fuzz test-asan bench bench-quick bench-peers bench-spark fetch-data clean
+.PHONY: all deps spark-deps build release demo demo-spark test test-spark check fuzz test-asan test-tsan bench bench-quick bench-peers bench-spark fetch-data clean
 
 all: build
 
@@ -54,6 +54,11 @@ check:
 FUZZ_SECONDS ?= 600
 fuzz: deps
 	@./scripts/fuzz $(FUZZ_SECONDS)
+
+# The test suite under ThreadSanitizer (the parallel evaluator, tile builds, signal handling).
+test-tsan: deps
+	$(SWIFT) build --build-tests --sanitize=thread --scratch-path .build-tsan
+	$(SWIFT) test --skip-build --sanitize=thread --scratch-path .build-tsan
 
 # The test suite under AddressSanitizer (ownership hand-overs to GEOS, buffer handling).
 test-asan: deps
