@@ -33,14 +33,14 @@ struct PackedRTree: Sendable {
     /// Words per node block.
     static let stride = 80
     /// The node blocks, 64-byte aligned: each 16-lane row is one cache line.
-    private var storage = BlockStorage(count: 0)
+    var storage = BlockStorage(count: 0)
 
     /// First node of each level (level 1, the leaves, first), then the node count.
-    private(set) var nodeStarts: [Int] = [0]
+    var nodeStarts: [Int] = [0]
     /// Real (non-padding) entries.
-    private(set) var count: Int = 0
+    var count: Int = 0
     /// The root's own box.
-    private(set) var rootBox = BoundingBox.empty
+    var rootBox = BoundingBox.empty
 
     init() {}
 
