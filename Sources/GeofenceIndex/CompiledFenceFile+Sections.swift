@@ -201,6 +201,23 @@ final class SectionReader {
         return out
     }
 
+    /// Checks a section's checksum without keeping it (mapped, hashed, unmapped).
+    func verify(_ s: Section) throws(GeofenceError) {
+        let e = try entry(s)
+        guard e.length > 0 else {
+            guard Hash64.hash(nil, count: 0) == e.checksum else { throw bad("checksum mismatch in section \(s)") }
+            return
+        }
+        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+        let start = e.offset / page * page, skip = e.offset - start
+        guard let map = mmap(nil, e.length + skip, PROT_READ, MAP_PRIVATE, fd, off_t(start)), map != MAP_FAILED else {
+            let err = errno
+            throw .input(InputError(SourceLocation(file: path), .readFailed(errno: err), "cannot map fences file: \(String(cString: strerror(err)))"))
+        }
+        defer { munmap(map, e.length + skip) }
+        guard Hash64.hash(UnsafeRawPointer(map) + skip, count: e.length) == e.checksum else { throw bad("checksum mismatch in section \(s)") }
+    }
+
     /// The tree's node blocks, read into 64-byte-aligned storage, checksum checked.
     func blocks(_ s: Section, count: Int) throws(GeofenceError) -> BlockStorage {
         let e = try entry(s)

@@ -43,14 +43,15 @@ public struct CompiledFenceFile: Sendable {
         var checksum: UInt64
     }
 
-    /// Whether the file starts with the compiled fence file magic (false when it cannot be read).
+    /// Whether the file starts like a compiled fence file (`\x89GFC`, which no text file can
+    /// start with; the rest of the magic is checked by `open(path:)`); false when it cannot be read.
     public static func isCompiled(path: String) -> Bool {
         let fd = Foundation.open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return false }
         defer { close(fd) }
-        var head = [UInt8](repeating: 0, count: 8)
-        let n = head.withUnsafeMutableBytes { pread(fd, $0.baseAddress!, 8, 0) }
-        return n == 8 && head == magic
+        var head = [UInt8](repeating: 0, count: 4)
+        let n = head.withUnsafeMutableBytes { pread(fd, $0.baseAddress!, 4, 0) }
+        return n == 4 && head[...] == magic[0..<4]
     }
 
     // MARK: Writing
@@ -178,7 +179,10 @@ public struct CompiledFenceFile: Sendable {
             index.table = t
             index.main = tree
             var side: [Section: Entry] = [:]
-            for s in [Section.sources, .sourceFiles, .propertyEnds, .propertyBytes] { side[s] = try r.entry(s) }
+            for s in [Section.sources, .sourceFiles, .propertyEnds, .propertyBytes] {
+                side[s] = try r.entry(s)
+                try r.verify(s)  // checked now, read only when a command needs the fences
+            }
             return CompiledFenceFile(path: path, index: index, options: options, side: side)
         }
     }
