@@ -189,7 +189,10 @@ final class SectionReader {
         var failure: GeofenceError? = nil
         let out = [T](unsafeUninitializedCapacity: n) { buf, c in
             do throws(GeofenceError) {
-                if e.length > 0 { try readExactly(UnsafeMutableRawPointer(buf.baseAddress!), count: e.length, at: e.offset) }
+                if e.length > 0 {
+                    SectionReader.adviseHugePages(UnsafeMutableRawPointer(buf.baseAddress!), e.length)
+                    try readExactly(UnsafeMutableRawPointer(buf.baseAddress!), count: e.length, at: e.offset)
+                }
                 if Hash64.hash(UnsafeRawPointer(buf.baseAddress), count: e.length) != e.checksum { throw bad("checksum mismatch in section \(s)") }
                 c = n
             } catch {
@@ -201,6 +204,16 @@ final class SectionReader {
         return out
     }
 
+    /// Asks for transparent huge pages over the whole 2 MiB pages of a large buffer about to be
+    /// filled (a section read into fresh memory faults in 512 times fewer pages).
+    static func adviseHugePages(_ p: UnsafeMutableRawPointer, _ length: Int) {
+        let huge = 2 << 20
+        guard length >= 2 * huge else { return }
+        let start = (Int(bitPattern: p) + huge - 1) / huge * huge
+        let end = (Int(bitPattern: p) + length) / huge * huge
+        if end > start { _ = madvise(UnsafeMutableRawPointer(bitPattern: start), end - start, MADV_HUGEPAGE) }
+    }
+
     /// Checks a section's checksum without keeping it (mapped, hashed, unmapped).
     func verify(_ s: Section) throws(GeofenceError) {
         let e = try entry(s)
@@ -210,7 +223,7 @@ final class SectionReader {
         }
         let page = Int(sysconf(Int32(_SC_PAGESIZE)))
         let start = e.offset / page * page, skip = e.offset - start
-        guard let map = mmap(nil, e.length + skip, PROT_READ, MAP_PRIVATE, fd, off_t(start)), map != MAP_FAILED else {
+        guard let map = mmap(nil, e.length + skip, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, off_t(start)), map != MAP_FAILED else {
             let err = errno
             throw .input(InputError(SourceLocation(file: path), .readFailed(errno: err), "cannot map fences file: \(String(cString: strerror(err)))"))
         }
@@ -222,7 +235,8 @@ final class SectionReader {
     func blocks(_ s: Section, count: Int) throws(GeofenceError) -> BlockStorage {
         let e = try entry(s)
         guard e.length == 4 * count else { throw bad("section \(s) holds \(e.length) bytes, expected \(4 * count)") }
-        let storage = BlockStorage(count: count)
+        let storage = BlockStorage(count: count, zeroed: false)
+        SectionReader.adviseHugePages(UnsafeMutableRawPointer(storage.words), e.length)
         if e.length > 0 { try readExactly(UnsafeMutableRawPointer(storage.words), count: e.length, at: e.offset) }
         guard Hash64.hash(UnsafeRawPointer(storage.words), count: e.length) == e.checksum else { throw bad("checksum mismatch in section \(s)") }
         return storage

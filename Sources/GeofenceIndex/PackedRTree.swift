@@ -400,10 +400,11 @@ final class BlockStorage: @unchecked Sendable {
     let words: UnsafeMutablePointer<Float>
     let count: Int
 
-    init(count: Int) {
+    init(count: Int, zeroed: Bool = true) {
         self.count = count
         let raw = UnsafeMutableRawPointer.allocate(byteCount: Swift.max(1, count) * 4, alignment: 64)
-        words = raw.initializeMemory(as: Float.self, repeating: 0, count: Swift.max(1, count))
+        words = zeroed ? raw.initializeMemory(as: Float.self, repeating: 0, count: Swift.max(1, count))
+            : raw.bindMemory(to: Float.self, capacity: Swift.max(1, count))
     }
 
     func copy() -> BlockStorage {
