@@ -50,6 +50,7 @@ final class CompileCommandTests: XCTestCase {
         try same(["subset", "--bbox", "-80,35,-75,38"], sources: mixed, compiled: mix, output: "subset.geojson")
         try same(["subset", "--near", "36.85,-76.30", "--radius", "30000"], sources: mixed, compiled: mix, output: "near.geojson")
         try same(["subset", "--bbox", "170,-25,-170,-10"], sources: countries, compiled: world, output: "fiji.geojson")
+        try same(["validate"], sources: mixed, compiled: mix)
     }
 
     func testDamagedCompiledFileExits65() throws {
