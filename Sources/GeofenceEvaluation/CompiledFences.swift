@@ -1,16 +1,33 @@
 import GeofenceLogs
 import GeofenceBase
 import GeofenceIndex
+import Synchronization
 
 /// Fences compiled for the hot path: the spatial index, options in flat arrays
-/// indexed by slot, and the source fences for output (identifiers, notes).
+/// indexed by slot, and the source fences (properties, sources) for commands that
+/// write fences back, held or read from a compiled fence file only when asked for.
 public struct CompiledFences: Sendable {
-    /// The packed R-tree; slot k holds `fences[k]`.
+    /// The packed R-tree; slot k holds the k-th fence compiled.
     public let index: FenceIndex
     /// The fences' options per slot, with the default dwell applied.
     public let options: CompiledOptions
-    /// The fences in slot order.
-    public let fences: [Fence]
+    /// The fences' own options per slot (notify flags, dwell, repeats, note).
+    public let optionTable: FenceOptionTable
+    /// Where the full fences come from: held, or a compiled fence file.
+    let source: FenceSource
+
+    /// The fences in slot order, with their properties and sources. From a compiled fence
+    /// file they are read on first use (see `loadFences()`, which throws instead of
+    /// stopping the program on a file damaged since it was opened).
+    public var fences: [Fence] {
+        do { return try loadFences() } catch { preconditionFailure("compiled fence file \(error)") }
+    }
+
+    /// The fences in slot order, with their properties and sources; read from the compiled
+    /// fence file on first use (then kept).
+    /// - Throws: `GeofenceError.input` (`malformed`) when the file's side sections are damaged.
+    /// - Complexity: O(1) once held; O(fences + property bytes) the first time from a file.
+    public func loadFences() throws(GeofenceError) -> [Fence] { try source.fences() }
 
     /// Compiles fences in order: slot k is `fences[k]`. `defaultDwell` (seconds) applies to
     /// fences without their own `dwell` option.
@@ -24,30 +41,62 @@ public struct CompiledFences: Sendable {
         } catch {
             throw CompiledFences.inputError(error, fences)
         }
-        for (k, f) in fences.enumerated() where index.slot(of: f.id) != Int32(k) {
-            throw .internal("fence \(f.id) compiled to slot \(String(describing: index.slot(of: f.id))), expected \(k)")
-        }
-        self.init(index: index, fences: fences, defaultDwell: defaultDwell)
+        self.init(index: index, optionTable: FenceOptionTable(fences.map(\.options)), source: FenceSource(fences), defaultDwell: defaultDwell)
     }
 
-    init(index: FenceIndex, fences: [Fence], defaultDwell: Double?) {
-        let order = fences.indices.sorted { fences[$0].id.utf8.lexicographicallyPrecedes(fences[$1].id.utf8) }
-        var rank = [Int32](repeating: 0, count: fences.count)
-        for (r, k) in order.enumerated() { rank[k] = Int32(r) }
+    /// The fences of a compiled fence file, as it was opened (nothing parsed; properties
+    /// and sources stay in the file until `loadFences()`).
+    /// - Complexity: O(n) for the options.
+    public init(file: CompiledFenceFile, defaultDwell: Double? = nil) {
+        self.init(index: file.index, optionTable: file.options, source: FenceSource(file), defaultDwell: defaultDwell)
+    }
+
+    init(index: FenceIndex, optionTable: FenceOptionTable, source: FenceSource, defaultDwell: Double?) {
+        let n = index.slotCount
+        var rank = [Int32](repeating: 0, count: n)
+        for (r, s) in index.identifierOrder.enumerated() { rank[Int(s)] = Int32(r) }
+        let flags = optionTable.flags
         options = CompiledOptions(
-            notifyOnEntry: fences.map { $0.options.notifyOnEntry },
-            notifyOnExit: fences.map { $0.options.notifyOnExit },
-            dwell: fences.map { $0.options.dwell ?? defaultDwell ?? -1 },
-            repeats: fences.map { $0.options.repeats },
+            notifyOnEntry: flags.map { $0 & 1 != 0 },
+            notifyOnExit: flags.map { $0 & 2 != 0 },
+            dwell: optionTable.dwell.map { $0.isNaN ? (defaultDwell ?? -1) : $0 },
+            repeats: flags.map { $0 & 4 != 0 },
             idRank: rank)
         self.index = index
-        self.fences = fences
+        self.optionTable = optionTable
+        self.source = source
     }
 
     /// The same fences and index with another default dwell (seconds; nil for none).
-    /// - Complexity: O(n log n) for the options; the index is shared, not rebuilt.
+    /// - Complexity: O(n) for the options; the index is shared, not rebuilt.
     public func withDefaultDwell(_ dwell: Double?) -> CompiledFences {
-        CompiledFences(index: index, fences: fences, defaultDwell: dwell)
+        CompiledFences(index: index, optionTable: optionTable, source: source, defaultDwell: dwell)
+    }
+
+    /// The records of the fences as a state stores them (identifier and a hash of the shape
+    /// and the options the evaluation uses), from the compiled table (no properties read).
+    /// - Complexity: O(total size of the shapes).
+    public func fenceRecords() -> [EvaluationState.FenceRecord] {
+        (0..<Int32(index.slotCount)).map { s in
+            let f = Fence(id: index.identifier(of: s), shape: index.shape(at: s)!, options: optionTable.options(of: Int(s)))
+            return EvaluationState.FenceRecord(id: f.id, hash: EvaluationState.hash(f))
+        }
+    }
+}
+
+/// The full fences of a `CompiledFences`: held, or read once from a compiled fence file.
+final class FenceSource: Sendable {
+    private let file: CompiledFenceFile?
+    private let cache: Mutex<[Fence]?>
+
+    init(_ fences: [Fence]) { file = nil; cache = Mutex(fences) }
+    init(_ file: CompiledFenceFile) { self.file = file; cache = Mutex(nil) }
+
+    func fences() throws(GeofenceError) -> [Fence] {
+        if let held = cache.withLock({ $0 }) { return held }
+        let read = try file!.fences()
+        cache.withLock { $0 = read }
+        return read
     }
 }
 

@@ -485,7 +485,7 @@ public final class EvaluationRun {
     @discardableResult
     public func write(to sink: inout some TextSink, format: EventWriter.Format, deviceName: (Int32) -> String,
                       spill: EventSpill? = nil, mergeBytes: Int = 8 << 20) throws(GeofenceError) -> [EventType: Int] {
-        let writer = EventWriter(format: format, fences: compiled.fences)
+        let writer = EventWriter(format: format, compiled: compiled)
         var out = writer.header ?? ""
         var counts = [0, 0, 0]
         var currentDevice: Int32 = -1
@@ -556,7 +556,7 @@ extension EvaluationRun {
     /// `devices`, the table the readers filled), its fence states, timers and one-shots.
     /// - Complexity: O(devices + entries + fences).
     public func snapshot(devices: DeviceTable) -> EvaluationState {
-        let records = EvaluationState.records(compiled.fences)
+        let records = compiled.fenceRecords()
         var out: [EvaluationState.Device] = []
         out.reserveCapacity(devices.count)
         for d in 0..<devices.count {

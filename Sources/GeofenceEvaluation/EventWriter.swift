@@ -17,15 +17,26 @@ public struct EventWriter {
 
     /// The format written.
     public let format: Format
-    let fenceIDs: [String]
-    let notes: [String?]
+    let fenceID: (Int32) -> String
+    let note: (Int32) -> String?
     var buffer: [UInt8] = []
 
     /// A writer for events over `fences` (slot order, as compiled).
     public init(format: Format, fences: [Fence]) {
         self.format = format
-        fenceIDs = fences.map(\.id)
-        notes = fences.map { $0.options.note }
+        let ids = fences.map(\.id), notes = fences.map { $0.options.note }
+        fenceID = { ids[Int($0)] }
+        note = { notes[Int($0)] }
+        buffer.reserveCapacity(1 << 16)
+    }
+
+    /// A writer for events over compiled fences: identifiers from the index, notes from the
+    /// option table (nothing copied per fence).
+    public init(format: Format, compiled: CompiledFences) {
+        self.format = format
+        let index = compiled.index, options = compiled.optionTable
+        fenceID = { index.identifier(of: $0) }
+        note = { options.note(of: Int($0)) }
         buffer.reserveCapacity(1 << 16)
     }
 
@@ -36,8 +47,8 @@ public struct EventWriter {
 
     /// Appends one event line to `out` (a run's compact event; `device` is its name).
     public func line(_ e: EvaluationEvent, device: String, into out: inout String) {
-        Self.line(device: device, fence: fenceIDs[Int(e.fence)], type: e.type, initial: e.initial, time: e.time,
-                  lat: e.lat, lon: e.lon, note: notes[Int(e.fence)], format: format, into: &out)
+        Self.line(device: device, fence: fenceID(e.fence), type: e.type, initial: e.initial, time: e.time,
+                  lat: e.lat, lon: e.lon, note: note(e.fence), format: format, into: &out)
     }
 
     /// Appends one event line to `out`.

@@ -43,7 +43,9 @@ public struct FenceLoader {
     /// A loader with default options and no reprojection.
     public init() {}
 
-    /// Reads and parses a file; the format comes from the extension (`.csv`, `.tsv` → CSV;
+    /// Reads and parses a file. A compiled fence file (docs/compiled-fences.md, recognised by
+    /// its magic bytes whatever its name) gives its fences as compiled, with their
+    /// properties and sources. Otherwise the format comes from the extension (`.csv`, `.tsv` → CSV;
     /// `.geojson`, `.json` → GeoJSON), else from the first non-blank byte (`{` → GeoJSON, else CSV).
     /// - Throws: ``GeofenceError/input(_:)`` with kind ``InputError/Kind/notFound``,
     ///   ``InputError/Kind/notAFile``, ``InputError/Kind/cannotOpen(errno:)`` or
@@ -51,6 +53,10 @@ public struct FenceLoader {
     ///   ``load(bytes:name:format:)`` for its content.
     /// - Complexity: O(file size + coordinates).
     public func load(path: String) throws(GeofenceError) -> FenceFile {
+        if CompiledFenceFile.isCompiled(path: path) {
+            // A compiled fence file (detected by its magic bytes): the fences as compiled.
+            return FenceFile(path: path, fences: try CompiledFenceFile.open(path: path).fences(), problems: [])
+        }
         let bytes = try readFile(path, what: "fences file")
         return try load(bytes: bytes, name: path, format: Self.format(path: path, bytes: bytes))
     }

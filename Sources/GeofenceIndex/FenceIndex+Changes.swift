@@ -24,8 +24,9 @@ extension FenceIndex {
     public mutating func insert(_ fence: Fence) throws(FenceIndexError) -> Int32 {
         generation = IndexGeneration.next()
         let shape = try FenceTable.check(fence)
-        guard table.slotCount < EntryValue.maxPayload else { throw .tooManyFences }
-        if let old = table.slotByID[fence.id] { retire(Int(old)) }
+        guard table.slotCount < EntryValue.maxPayload, table.ids.canAppend(bytes: fence.id.utf8.count) else { throw .tooManyFences }
+        table.materializeSlotMap()
+        if let old = table.slotByID![fence.id] { retire(Int(old)) }
         let (slot, record) = table.append(id: fence.id, shape)
         table.entries(record: Int(record), into: &tail)
         maintain()
@@ -40,8 +41,9 @@ extension FenceIndex {
         generation = IndexGeneration.next()  // before any change: a throw may leave some fences added
         for f in fences {
             let shape = try FenceTable.check(f)
-            guard table.slotCount < EntryValue.maxPayload else { throw .tooManyFences }
-            if let old = table.slotByID[f.id] { retire(Int(old)) }
+            guard table.slotCount < EntryValue.maxPayload, table.ids.canAppend(bytes: f.id.utf8.count) else { throw .tooManyFences }
+            table.materializeSlotMap()
+            if let old = table.slotByID![f.id] { retire(Int(old)) }
             let (_, record) = table.append(id: f.id, shape)
             table.entries(record: Int(record), into: &tail)
         }
@@ -53,9 +55,10 @@ extension FenceIndex {
     @discardableResult
     public mutating func remove(id: String) -> Int32? {
         generation = IndexGeneration.next()
-        guard let slot = table.slotByID[id] else { return nil }
+        table.materializeSlotMap()
+        guard let slot = table.slotByID![id] else { return nil }
         retire(Int(slot))
-        table.slotByID[id] = nil
+        table.slotByID![id] = nil
         maintain()
         return slot
     }

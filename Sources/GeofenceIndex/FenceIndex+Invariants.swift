@@ -15,10 +15,10 @@ extension FenceIndex {
             live += 1
             let r = Int(table.recordOf[s])
             precondition(table.isLive(record: r) && table.slotOf[r] == Int32(s), "slot and record map to each other")
-            precondition(table.slotByID[table.ids[s]] == Int32(s), "identifier maps to its live slot")
+            precondition(table.slot(of: table.ids[s]) == Int32(s), "identifier maps to its live slot")
         }
         let liveRecords = (0..<table.recordCount).filter { table.isLive(record: $0) }.count
-        precondition(live == table.liveCount && liveRecords == live && table.slotByID.count == live, "live counts")
+        precondition(live == table.liveCount && liveRecords == live && (table.slotByID?.count ?? table.idOrder.count) == live, "live counts")
         var primaries = [Int](repeating: 0, count: table.recordCount)
         func note(_ v: UInt32) {
             if v == EntryValue.none { return }

@@ -92,7 +92,7 @@ extension FenceIndex {
             let ra = a.kind == NearestQueueItem.resolved, rb = b.kind == NearestQueueItem.resolved
             if ra != rb { return rb }
             if ra && a.ref != b.ref {
-                return ids[Int(slotOf[Int(a.ref)])].utf8.lexicographicallyPrecedes(ids[Int(slotOf[Int(b.ref)])].utf8)
+                return ids.precedes(Int(slotOf[Int(a.ref)]), Int(slotOf[Int(b.ref)]))
             }
             return false
         }
@@ -270,7 +270,7 @@ extension FenceIndex {
         @inline(__always) func after(_ a: NearestBound, _ b: NearestBound) -> Bool {
             if a.order != b.order { return a.order > b.order }
             return a.record != b.record
-                && ids[Int(slotOf[Int(b.record)])].utf8.lexicographicallyPrecedes(ids[Int(slotOf[Int(a.record)])].utf8)
+                && ids.precedes(Int(slotOf[Int(b.record)]), Int(slotOf[Int(a.record)]))
         }
         // The n-th order key found so far (through a pointer: a local `var` captured
         // by the escaping `maxOrder` closure would cost an exclusivity check per access).

@@ -51,11 +51,32 @@ public struct FenceIndex: Sendable {
     public init(_ fences: some Sequence<Fence>) throws(FenceIndexError) {
         for f in fences {
             let shape = try FenceTable.check(f)
-            guard table.slotByID[f.id] == nil else { throw .duplicateIdentifier(f.id) }
-            guard table.slotCount < EntryValue.maxPayload else { throw .tooManyFences }
+            guard table.slotCount < EntryValue.maxPayload, table.ids.canAppend(bytes: f.id.utf8.count) else { throw .tooManyFences }
             _ = table.append(id: f.id, shape)
         }
+        if let dup = firstDuplicate() { throw .duplicateIdentifier(table.ids[dup]) }
         rebuild()
+    }
+
+    /// The first slot (in slot order) whose identifier an earlier slot already has, found
+    /// by sorting (no identifier map is built).
+    /// - Complexity: O(n log n).
+    private mutating func firstDuplicate() -> Int? {
+        table.rankIdentifiers()
+        let order = table.idOrder
+        var best: Int? = nil
+        var i = 0
+        while i < order.count {
+            var j = i + 1
+            while j < order.count && table.ids.equal(Int(order[i]), Int(order[j])) { j += 1 }
+            if j - i > 1 {
+                // The second definition in slot order is where a map would have found it.
+                let slots = order[i..<j].map(Int.init).sorted()
+                if best == nil || slots[1] < best! { best = slots[1] }
+            }
+            i = j
+        }
+        return best
     }
 
     // MARK: Table
@@ -73,7 +94,7 @@ public struct FenceIndex: Sendable {
 
     /// The live slot of an identifier.
     /// - Complexity: O(1) average.
-    public func slot(of identifier: String) -> Int32? { table.slotByID[identifier] }
+    public func slot(of identifier: String) -> Int32? { table.slot(of: identifier) }
 
     /// Whether the slot holds a live fence (not removed or replaced).
     /// - Complexity: O(1).
@@ -226,4 +247,11 @@ public struct FenceIndex: Sendable {
             }
         }
     }
+}
+
+extension FenceIndex {
+    /// The live slots of the last full build in bytewise identifier order (every slot of
+    /// an index built or opened and not changed since).
+    /// - Complexity: O(1) (shares the storage).
+    package var identifierOrder: [Int32] { table.idOrder }
 }

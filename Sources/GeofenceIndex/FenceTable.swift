@@ -9,8 +9,10 @@ import Geodesy
 /// get records at the end. Slots map to records and back.
 struct FenceTable: Sendable {
     // By slot.
-    var ids: [String] = []
-    var slotByID: [String: Int32] = [:]
+    var ids = IdentifierStore()
+    /// Identifier → live slot, kept once the index changes after a build; nil
+    /// right after a build or an open (then `slot(of:)` searches `idOrder`).
+    var slotByID: [String: Int32]? = nil
     /// Record of each slot, -1 once retired (removed or replaced).
     var recordOf: [Int32] = []
 
@@ -78,7 +80,7 @@ struct FenceTable: Sendable {
         if alive.count * 64 < circles.count { alive.append(0) }
         alive[Int(record) >> 6] |= 1 << UInt64(record & 63)
         liveCount += 1
-        slotByID[id] = slot
+        slotByID?[id] = slot
         return (slot, record)
     }
 
@@ -145,7 +147,7 @@ struct FenceTable: Sendable {
     mutating func rankIdentifiers() {
         var keyed: [(prefix: UInt64, slot: Int32)] = []
         keyed.reserveCapacity(liveCount)
-        for s in 0..<recordOf.count where recordOf[s] >= 0 { keyed.append((FenceTable.prefixKey(ids[s]), Int32(s))) }
+        for s in 0..<recordOf.count where recordOf[s] >= 0 { keyed.append((ids.prefixKey(s), Int32(s))) }
         keyed.sort { $0.prefix < $1.prefix }
         var i = 0
         while i < keyed.count {
@@ -153,7 +155,7 @@ struct FenceTable: Sendable {
             while j < keyed.count && keyed[j].prefix == keyed[i].prefix { j += 1 }
             if j - i > 1 {
                 let ids = ids
-                keyed[i..<j].sort { ids[Int($0.slot)].utf8.lexicographicallyPrecedes(ids[Int($1.slot)].utf8) }
+                keyed[i..<j].sort { ids.precedes(Int($0.slot), Int($1.slot)) }
             }
             i = j
         }
@@ -165,12 +167,42 @@ struct FenceTable: Sendable {
     /// The order key of a fence added after the last full build (see `orderKeys`).
     /// - Complexity: O(log n) string comparisons.
     func provisionalOrderKey(_ id: String) -> UInt32 {
-        var lo = 0, hi = idOrder.count
-        while lo < hi {
-            let mid = (lo + hi) / 2
-            if ids[Int(idOrder[mid])].utf8.lexicographicallyPrecedes(id.utf8) { lo = mid + 1 } else { hi = mid }
+        UInt32(2 * lowerBound(id) + 1)
+    }
+
+    /// The first position in `idOrder` whose identifier is not below `id`.
+    /// - Complexity: O(log n) byte comparisons.
+    func lowerBound(_ id: String) -> Int {
+        var id = id
+        return id.withUTF8 { key in
+            var lo = 0, hi = idOrder.count
+            while lo < hi {
+                let mid = (lo + hi) / 2
+                if ids.compare(Int(idOrder[mid]), key) < 0 { lo = mid + 1 } else { hi = mid }
+            }
+            return lo
         }
-        return UInt32(2 * lo + 1)
+    }
+
+    /// The live slot of an identifier: the map when present, else a binary
+    /// search of `idOrder` (which then holds every live slot).
+    func slot(of id: String) -> Int32? {
+        if let slotByID { return slotByID[id] }
+        let k = lowerBound(id)
+        guard k < idOrder.count else { return nil }
+        let s = idOrder[Int(k)]
+        var id = id
+        let same = id.withUTF8 { ids.compare(Int(s), $0) == 0 }
+        return same && isLive(slot: Int(s)) ? s : nil
+    }
+
+    /// Builds the identifier map (before the first change after a build or an open).
+    mutating func materializeSlotMap() {
+        guard slotByID == nil else { return }
+        var m: [String: Int32] = [:]
+        m.reserveCapacity(liveCount)
+        for s in 0..<recordOf.count where recordOf[s] >= 0 { m[ids[s]] = Int32(s) }
+        slotByID = m
     }
 
     /// A fence's shape checked and in the table's layout.
@@ -252,9 +284,12 @@ struct FenceTable: Sendable {
     }
 
     var memoryBytes: (table: Int, liveBits: Int, splits: Int) {
-        var idBytes = ids.capacity * 16
-        for s in ids where s.utf8.count > 15 { idBytes += s.utf8.count }
-        let dict = slotByID.capacity * (16 + 4) + slotByID.capacity / 2
+        let idBytes = ids.memoryBytes
+        var dict = 0
+        if let slotByID {
+            dict = slotByID.capacity * (16 + 4) + slotByID.capacity / 2
+            for k in slotByID.keys where k.utf8.count > 15 { dict += k.utf8.count }
+        }
         return (idBytes + dict + recordOf.capacity * 4 + circles.capacity * 32 + polygonOf.capacity * 4 + slotOf.capacity * 4
                 + polygons.memoryBytes,
                 alive.capacity * 8, splits.capacity * 20 + orderKeys.capacity * 4 + idOrder.capacity * 4)

@@ -33,14 +33,14 @@ struct PackedRTree: Sendable {
     /// Words per node block.
     static let stride = 80
     /// The node blocks, 64-byte aligned: each 16-lane row is one cache line.
-    private var storage = BlockStorage(count: 0)
+    var storage = BlockStorage(count: 0)
 
     /// First node of each level (level 1, the leaves, first), then the node count.
-    private(set) var nodeStarts: [Int] = [0]
+    var nodeStarts: [Int] = [0]
     /// Real (non-padding) entries.
-    private(set) var count: Int = 0
+    var count: Int = 0
     /// The root's own box.
-    private(set) var rootBox = BoundingBox.empty
+    var rootBox = BoundingBox.empty
 
     init() {}
 
@@ -400,10 +400,11 @@ final class BlockStorage: @unchecked Sendable {
     let words: UnsafeMutablePointer<Float>
     let count: Int
 
-    init(count: Int) {
+    init(count: Int, zeroed: Bool = true) {
         self.count = count
         let raw = UnsafeMutableRawPointer.allocate(byteCount: Swift.max(1, count) * 4, alignment: 64)
-        words = raw.initializeMemory(as: Float.self, repeating: 0, count: Swift.max(1, count))
+        words = zeroed ? raw.initializeMemory(as: Float.self, repeating: 0, count: Swift.max(1, count))
+            : raw.bindMemory(to: Float.self, capacity: Swift.max(1, count))
     }
 
     func copy() -> BlockStorage {

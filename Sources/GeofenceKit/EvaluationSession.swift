@@ -94,11 +94,10 @@ public final class EvaluationSession {
         }
         guard !batch.isEmpty else { return [] }
         run.process(batch)
-        let fences = run.compiled.fences
+        let compiled = run.compiled
         return run.takeEvents().map { e in
-            let fence = fences[Int(e.fence)]
-            return Event(device: devices.name(e.device), fence: fence.id, type: e.type, initial: e.initial,
-                         time: e.time, lat: e.lat, lon: e.lon, note: fence.options.note)
+            Event(device: devices.name(e.device), fence: compiled.index.identifier(of: e.fence), type: e.type, initial: e.initial,
+                  time: e.time, lat: e.lat, lon: e.lon, note: compiled.optionTable.note(of: Int(e.fence)))
         }
     }
 

@@ -32,7 +32,7 @@ public final class EventStream: Sequence, IteratorProtocol {
         self.batchSize = batchSize
         devices = DeviceTable()
         summary.threads = Swift.max(1, threads)
-        summary.fences = compiled.fences.count
+        summary.fences = compiled.index.count
         batch.reserveCapacity(batchSize)
         if let first = logs.first {
             reader = try LogReader(path: first, options: options, devices: devices)
@@ -64,9 +64,9 @@ public final class EventStream: Sequence, IteratorProtocol {
         }
         let e = pending[position]
         position += 1
-        let fence = run.compiled.fences[Int(e.fence)]
-        return Event(device: devices.name(e.device), fence: fence.id, type: e.type, initial: e.initial,
-                     time: e.time, lat: e.lat, lon: e.lon, note: fence.options.note)
+        let compiled = run.compiled
+        return Event(device: devices.name(e.device), fence: compiled.index.identifier(of: e.fence), type: e.type, initial: e.initial,
+                     time: e.time, lat: e.lat, lon: e.lon, note: compiled.optionTable.note(of: Int(e.fence)))
     }
 
     /// Every remaining event.

@@ -32,7 +32,8 @@ public final class Geofencer: Sendable {
         skippedProblems = [:]
     }
 
-    /// Loads fence files (GeoJSON or CSV, docs/fences.md), checks them and compiles them.
+    /// Loads fence files (GeoJSON or CSV, docs/fences.md), checks them and compiles them; or
+    /// opens a compiled fence file (docs/compiled-fences.md, recognised by its magic bytes).
     /// - Parameters:
     ///   - paths: fence files, read in order; identifiers must be unique across them.
     ///   - crs: the CRS of projected inputs (e.g. `EPSG:2154`), reprojected to WGS84 by PROJ.
@@ -42,6 +43,13 @@ public final class Geofencer: Sendable {
     ///   the first fence problem as `invalidRecord`; `.invalidArgument` (`crs`) for an unknown CRS.
     /// - Complexity: O(n log n) for n fences, plus GEOS validity checks of polygons.
     public init(contentsOf paths: [String], crs: String? = nil, skipInvalid: Bool = false) throws(GeofenceError) {
+        if paths.count == 1, CompiledFenceFile.isCompiled(path: paths[0]) {
+            // One compiled fence file: opened as it is (checked, no parse, no rebuild).
+            if crs != nil { throw .argument("crs", "\(paths[0]) is a compiled fence file, already in WGS84; drop --crs") }
+            compiled = CompiledFences(file: try CompiledFenceFile.open(path: paths[0]))
+            skippedProblems = [:]
+            return
+        }
         let set = try FenceSet.load(paths: paths, crs: crs)
         let (fences, skipped) = try set.usable(skipInvalid: skipInvalid)
         compiled = try CompiledFences(fences)
@@ -148,7 +156,7 @@ public final class Geofencer: Sendable {
         guard state.exitMargin == settings.exitMargin && state.defaultDwell == settings.dwell else {
             throw .argument("state", "the state was written with exit margin \(state.exitMargin) m and default dwell \(state.defaultDwell.map { "\($0) s" } ?? "none"); continue with the same settings")
         }
-        let changes = FenceChanges(from: state.fences, to: EvaluationState.records(fences))
+        let changes = FenceChanges(from: state.fences, to: compiled.fenceRecords())
         if policy == .same && !changes.isIdentity {
             throw .argument("state", "the state was written for another fence set (\(changes.removed.count) removed, \(changes.added.count) added, \(changes.changed.count) changed)")
         }

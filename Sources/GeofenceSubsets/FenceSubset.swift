@@ -76,7 +76,7 @@ public enum FenceSubset {
 
     /// bbox `within` for one fence.
     static func isWithin(_ slot: Int, _ box: GeoBox, _ compiled: CompiledFences) -> Bool {
-        switch compiled.fences[slot].shape {
+        switch compiled.index.shape(at: Int32(slot))! {
         case .circle(let lat, let lon, let r):
             guard box.contains(lat: lat, lon: lon) else { return false }
             var edges: [GeoBox] = []
@@ -142,7 +142,7 @@ public enum FenceSubset {
         var out: [Int32] = []
         for slot in candidates.sorted() {
             let keep: Bool
-            switch compiled.fences[Int(slot)].shape {
+            switch compiled.index.shape(at: slot)! {
             case .circle(let lat, let lon, let r):
                 keep = features.contains { f in
                     switch mode {
@@ -159,7 +159,7 @@ public enum FenceSubset {
                     }
                     keep = any
                 } catch {
-                    throw .internal("GEOS failed on fence \(compiled.fences[Int(slot)].id): \(error)")
+                    throw .internal("GEOS failed on fence \(compiled.index.identifier(of: slot)): \(error)")
                 }
             }
             if keep { out.append(slot) }

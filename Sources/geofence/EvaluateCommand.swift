@@ -75,7 +75,7 @@ enum EvaluateCommand {
 
         var summary = EvaluationSummary()
         summary.threads = threads
-        summary.fences = engine.fences.count
+        summary.fences = engine.compiled.index.count
         let progress = Progress(enabled: !quiet && isatty(2) != 0)
         let output = args.value("--output")
         let spill = EventSpill(prefix: spillPrefix(for: output))
@@ -180,7 +180,7 @@ enum EvaluateCommand {
             func dwellText(_ d: Double?) -> String { d.map { "\($0) s" } ?? "none" }
             throw CommandError.data("\(path): the state was written with --exit-margin \(state.exitMargin) and --dwell \(dwellText(state.defaultDwell)); this run uses \(settings.exitMargin) and \(dwellText(settings.dwell)) (use the same settings to continue)")
         }
-        let records = EvaluationState.records(run.compiled.fences)
+        let records = run.compiled.fenceRecords()
         let changes = FenceChanges(from: state.fences, to: records)
         if !changes.isIdentity && !allowChanged {
             func some(_ ids: [String]) -> String { ids.prefix(3).map { "\"\($0)\"" }.joined(separator: ", ") + (ids.count > 3 ? ", ..." : "") }

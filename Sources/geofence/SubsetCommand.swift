@@ -103,7 +103,8 @@ enum SubsetCommand {
 
         let compiled = try loadFences(paths, crs: args.value("--crs"), skipInvalid: args.flag("--skip-invalid"), command: "subset").compiled
         let slots = try FenceSubset.select(selector, mode: mode, in: compiled)
-        let text = try SubsetWriter.text(slots.map { compiled.fences[Int($0)] }, format: format)
+        let fences = try library { () throws(GeofenceError) in try compiled.loadFences() }
+        let text = try SubsetWriter.text(slots.map { fences[Int($0)] }, format: format)
         if let out = args.value("--output") {
             try AtomicFile.write(text, to: out)
         } else {
@@ -111,8 +112,8 @@ enum SubsetCommand {
         }
         if !args.flag("--quiet") {
             let line = slots.isEmpty
-                ? "geofence subset: no fence matches (\(label)) among \(compiled.fences.count); the output is empty"
-                : "geofence subset: \(slots.count) of \(compiled.fences.count) fences (\(label))"
+                ? "geofence subset: no fence matches (\(label)) among \(fences.count); the output is empty"
+                : "geofence subset: \(slots.count) of \(fences.count) fences (\(label))"
             Console.err((line + "\n"))
         }
         return 0

@@ -35,7 +35,11 @@ enum ValidateCommand {
         let validator = try FenceValidator()
 
         var out = ""
-        for file in set.files {
+        // Files as given; a compiled fence file stands for the files its fences came from.
+        var listed: [String] = [], seen = Set<String>()
+        for f in set.files where !CompiledFenceFile.isCompiled(path: f) && seen.insert(f).inserted { listed.append(f) }
+        for f in set.fences where seen.insert(f.source.file).inserted { listed.append(f.source.file) }
+        for file in listed {
             let fs = set.fences.filter { $0.source.file == file }
             let circles = fs.filter { $0.shape.isCircle }.count
             out += "\(file): \(fs.count) fences read (\(circles) circles, \(fs.count - circles) polygons)\n"

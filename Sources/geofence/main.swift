@@ -12,6 +12,7 @@ struct Subcommand {
 
 let subcommands: [Subcommand] = [
     Subcommand(spec: ValidateCommand.spec, run: ValidateCommand.run),
+    Subcommand(spec: CompileCommand.spec, run: CompileCommand.run),
     Subcommand(spec: ContainsCommand.spec, run: ContainsCommand.run),
     Subcommand(spec: NearestCommand.spec, run: NearestCommand.run),
     Subcommand(spec: EvaluateCommand.spec, run: EvaluateCommand.run),

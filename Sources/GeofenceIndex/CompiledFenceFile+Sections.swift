@@ -1,0 +1,255 @@
+import Foundation
+import GeofenceBase
+
+#if _endian(big)
+#error("compiled fence files are little-endian; this build writes them with native stores")
+#endif
+
+/// Lays out sections after the header and section table, each aligned to 64 bytes.
+struct SectionWriter {
+    typealias Section = CompiledFenceFile.Section
+    private var sections: [(Section, [UInt8])] = []
+
+    mutating func put<T>(_ s: Section, _ values: [T]) {
+        values.withUnsafeBufferPointer { put(s, $0) }
+    }
+
+    mutating func put<T>(_ s: Section, _ values: UnsafeBufferPointer<T>) {
+        let raw = UnsafeRawBufferPointer(values)
+        sections.append((s, Array(raw)))
+    }
+
+    /// The whole file: header, section table, sections.
+    func finish() -> [UInt8] {
+        let F = CompiledFenceFile.self
+        var offset = F.headerSize + F.entrySize * sections.count
+        offset = (offset + F.alignment - 1) / F.alignment * F.alignment
+        var table: [UInt8] = []
+        var placed: [Int] = []
+        for (s, bytes) in sections {
+            placed.append(offset)
+            table.appendLE(s.rawValue); table.appendLE(UInt32(0))
+            table.appendLE(UInt64(offset)); table.appendLE(UInt64(bytes.count)); table.appendLE(Hash64.hash(bytes))
+            offset = (offset + bytes.count + F.alignment - 1) / F.alignment * F.alignment
+        }
+        let total = offset
+        var header: [UInt8] = F.magic
+        header.appendLE(F.version); header.appendLE(F.endianMark)
+        header.appendLE(UInt32(sections.count)); header.appendLE(UInt32(0))
+        header.appendLE(UInt64(total))
+        let check = Hash64.hash(header + table)
+        header.appendLE(check)
+        header += [UInt8](repeating: 0, count: F.headerSize - header.count)
+        var out = [UInt8](repeating: 0, count: total)
+        out.replaceSubrange(0..<header.count, with: header)
+        out.replaceSubrange(F.headerSize..<(F.headerSize + table.count), with: table)
+        for (k, (_, bytes)) in sections.enumerated() { out.replaceSubrange(placed[k]..<(placed[k] + bytes.count), with: bytes) }
+        return out
+    }
+}
+
+extension [UInt8] {
+    mutating func appendLE<T: FixedWidthInteger>(_ v: T) {
+        Swift.withUnsafeBytes(of: v.littleEndian) { append(contentsOf: $0) }
+    }
+}
+
+/// Reads a compiled fence file's header and sections, checking as it goes.
+final class SectionReader {
+    typealias Section = CompiledFenceFile.Section
+    typealias Entry = CompiledFenceFile.Entry
+    let path: String
+    private var fd: Int32
+    let size: Int
+    private var entries: [Section: Entry] = [:]
+
+    init(path: String) throws(GeofenceError) {
+        self.path = path
+        var st = stat()
+        guard stat(path, &st) == 0 else {
+            let e = errno
+            if e == ENOENT { throw .input(InputError(SourceLocation(file: path), .notFound, "fences file not found")) }
+            throw .input(InputError(SourceLocation(file: path), .cannotOpen(errno: e), "cannot open fences file: \(String(cString: strerror(e)))"))
+        }
+        guard (st.st_mode & S_IFMT) == S_IFREG else {
+            throw .input(InputError(SourceLocation(file: path), .notAFile, "is not a regular file, expected a fences file"))
+        }
+        fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            let e = errno
+            throw .input(InputError(SourceLocation(file: path), .cannotOpen(errno: e), "cannot open fences file: \(String(cString: strerror(e)))"))
+        }
+        size = Int(st.st_size)
+        do { try readHeader() } catch { Foundation.close(fd); fd = -1; throw error }
+    }
+
+    func close() { if fd >= 0 { Foundation.close(fd); fd = -1 } }
+    deinit { close() }
+
+    /// A `.malformed` error naming this file.
+    func bad(_ what: String) -> GeofenceError {
+        .input(InputError(SourceLocation(file: path), .malformed, "damaged compiled fence file: \(what)"))
+    }
+
+    /// Runs `body`, turning internal precondition-style failures into errors is not
+    /// possible in Swift; `body` checks everything it relies on before using it.
+    func withMalformed<R>(_ body: () throws(GeofenceError) -> R) throws(GeofenceError) -> R { try body() }
+
+    private func readExactly(_ dst: UnsafeMutableRawPointer, count: Int, at offset: Int) throws(GeofenceError) {
+        var done = 0
+        while done < count {
+            let n = pread(fd, dst + done, count - done, off_t(offset + done))
+            if n > 0 { done += n; continue }
+            if n == 0 { throw bad("ends at byte \(offset + done), inside a section") }
+            if errno == EINTR { continue }
+            let e = errno
+            throw .input(InputError(SourceLocation(file: path), .readFailed(errno: e), "cannot read fences file: \(String(cString: strerror(e)))"))
+        }
+    }
+
+    private func readHeader() throws(GeofenceError) {
+        let F = CompiledFenceFile.self
+        guard size >= F.headerSize else {
+            throw size >= 8 && (try? peekMagic()) == true ? bad("truncated: \(size) bytes, shorter than the \(F.headerSize)-byte header")
+                : .input(InputError(SourceLocation(file: path), .malformed, "not a compiled fence file (no \\x89GFC magic)"))
+        }
+        let header = try readBytes(F.headerSize, at: 0)
+        guard Array(header[0..<8]) == F.magic else {
+            throw .input(InputError(SourceLocation(file: path), .malformed, "not a compiled fence file (no \\x89GFC magic)"))
+        }
+        func u32(_ o: Int) -> UInt32 { SectionReader.u32(header, o) }
+        func u64(_ o: Int) -> UInt64 { SectionReader.u64(header, o) }
+        let mark = u32(12)
+        if mark == F.endianMark.byteSwapped {
+            throw .input(InputError(SourceLocation(file: path), .malformed, "compiled fence file of the other byte order (big-endian); recompile it with 'geofence compile' on this machine"))
+        }
+        guard mark == F.endianMark else { throw bad("byte-order mark is \(String(mark, radix: 16)), expected 1020304") }
+        let version = u32(8)
+        guard version == F.version else {
+            throw .input(InputError(SourceLocation(file: path), .malformed, "compiled fence file version \(version); this geofence reads version \(F.version), recompile it with 'geofence compile'"))
+        }
+        let count = Int(u32(16))
+        let total = u64(24)
+        guard total == UInt64(size) else { throw bad("truncated or extended: \(size) bytes, the header says \(total)") }
+        guard count > 0 && count <= 4 * Section.allCases.count, F.headerSize + count * F.entrySize <= size else {
+            throw bad("section table of \(count) entries does not fit")
+        }
+        let table = try readBytes(count * F.entrySize, at: F.headerSize)
+        guard Hash64.hash(Array(header[0..<32]) + table) == u64(32) else { throw bad("header checksum mismatch") }
+        for k in 0..<count {
+            let o = k * F.entrySize
+            let id = SectionReader.u32(table, o)
+            let off = SectionReader.u64(table, o + 8), len = SectionReader.u64(table, o + 16), sum = SectionReader.u64(table, o + 24)
+            guard let s = Section(rawValue: id) else { throw bad("unknown section \(id)") }
+            guard entries[s] == nil else { throw bad("section \(id) twice") }
+            guard off <= UInt64(size), len <= UInt64(size) - off, off % UInt64(F.alignment) == 0 else {
+                throw bad("section \(id) lies outside the file")
+            }
+            entries[s] = Entry(offset: Int(off), length: Int(len), checksum: sum)
+        }
+    }
+
+    private func peekMagic() throws(GeofenceError) -> Bool {
+        try readBytes(8, at: 0) == CompiledFenceFile.magic
+    }
+
+    static func u32(_ a: [UInt8], _ o: Int) -> UInt32 {
+        a.withUnsafeBytes { UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: o, as: UInt32.self)) }
+    }
+    static func u64(_ a: [UInt8], _ o: Int) -> UInt64 {
+        a.withUnsafeBytes { UInt64(littleEndian: $0.loadUnaligned(fromByteOffset: o, as: UInt64.self)) }
+    }
+
+    /// `count` bytes at `offset`.
+    private func readBytes(_ count: Int, at offset: Int) throws(GeofenceError) -> [UInt8] {
+        var failure: GeofenceError? = nil
+        let out = [UInt8](unsafeUninitializedCapacity: count) { buf, c in
+            do throws(GeofenceError) {
+                if count > 0 { try readExactly(UnsafeMutableRawPointer(buf.baseAddress!), count: count, at: offset) }
+                c = count
+            } catch { failure = error; c = 0 }
+        }
+        if let failure { throw failure }
+        return out
+    }
+
+    func entry(_ s: Section) throws(GeofenceError) -> Entry {
+        guard let e = entries[s] else { throw bad("section \(s.rawValue) (\(s)) missing") }
+        return e
+    }
+
+    /// A section read into an array of `T` (its length a multiple of `T`'s stride;
+    /// `count` elements when given), checksum checked.
+    func array<T>(_ s: Section, count: Int? = nil) throws(GeofenceError) -> [T] {
+        let e = try entry(s)
+        let stride = MemoryLayout<T>.stride
+        guard e.length % stride == 0 else { throw bad("section \(s) is not a whole number of \(stride)-byte values") }
+        let n = e.length / stride
+        if let count, n != count { throw bad("section \(s) holds \(n) values, expected \(count)") }
+        var failure: GeofenceError? = nil
+        let out = [T](unsafeUninitializedCapacity: n) { buf, c in
+            do throws(GeofenceError) {
+                if e.length > 0 {
+                    SectionReader.adviseHugePages(UnsafeMutableRawPointer(buf.baseAddress!), e.length)
+                    try readExactly(UnsafeMutableRawPointer(buf.baseAddress!), count: e.length, at: e.offset)
+                }
+                if Hash64.hash(UnsafeRawPointer(buf.baseAddress), count: e.length) != e.checksum { throw bad("checksum mismatch in section \(s)") }
+                c = n
+            } catch {
+                failure = error
+                c = 0
+            }
+        }
+        if let failure { throw failure }
+        return out
+    }
+
+    /// Asks for transparent huge pages over the whole 2 MiB pages of a large buffer about to be
+    /// filled (a section read into fresh memory faults in 512 times fewer pages).
+    static func adviseHugePages(_ p: UnsafeMutableRawPointer, _ length: Int) {
+        let huge = 2 << 20
+        guard length >= 2 * huge else { return }
+        let start = (Int(bitPattern: p) + huge - 1) / huge * huge
+        let end = (Int(bitPattern: p) + length) / huge * huge
+        if end > start { _ = madvise(UnsafeMutableRawPointer(bitPattern: start), end - start, MADV_HUGEPAGE) }
+    }
+
+    /// Checks a section's checksum without keeping it (mapped, hashed, unmapped).
+    func verify(_ s: Section) throws(GeofenceError) {
+        let e = try entry(s)
+        guard e.length > 0 else {
+            guard Hash64.hash(nil, count: 0) == e.checksum else { throw bad("checksum mismatch in section \(s)") }
+            return
+        }
+        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+        let start = e.offset / page * page, skip = e.offset - start
+        guard let map = mmap(nil, e.length + skip, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, off_t(start)), map != MAP_FAILED else {
+            let err = errno
+            throw .input(InputError(SourceLocation(file: path), .readFailed(errno: err), "cannot map fences file: \(String(cString: strerror(err)))"))
+        }
+        defer { munmap(map, e.length + skip) }
+        guard Hash64.hash(UnsafeRawPointer(map) + skip, count: e.length) == e.checksum else { throw bad("checksum mismatch in section \(s)") }
+    }
+
+    /// The tree's node blocks, read into 64-byte-aligned storage, checksum checked.
+    func blocks(_ s: Section, count: Int) throws(GeofenceError) -> BlockStorage {
+        let e = try entry(s)
+        guard e.length == 4 * count else { throw bad("section \(s) holds \(e.length) bytes, expected \(4 * count)") }
+        let storage = BlockStorage(count: count, zeroed: false)
+        SectionReader.adviseHugePages(UnsafeMutableRawPointer(storage.words), e.length)
+        if e.length > 0 { try readExactly(UnsafeMutableRawPointer(storage.words), count: e.length, at: e.offset) }
+        guard Hash64.hash(UnsafeRawPointer(storage.words), count: e.length) == e.checksum else { throw bad("checksum mismatch in section \(s)") }
+        return storage
+    }
+
+    /// Offsets starting at 0, never decreasing, ending at `total` (`count` of them when given).
+    func offsets<T: BinaryInteger>(_ a: [T], count: Int?, total: Int, _ what: String) throws(GeofenceError) {
+        if let count, a.count != count { throw bad("\(a.count) \(what) offsets, expected \(count)") }
+        guard let first = a.first, first == 0, Int(a.last!) == total else { throw bad("\(what) offsets do not span their data") }
+        var prev = first
+        for x in a {
+            guard x >= prev else { throw bad("\(what) offsets decrease") }
+            prev = x
+        }
+    }
+}

@@ -1,0 +1,353 @@
+import Foundation
+import GeofenceBase
+
+/// A compiled fence file (`.gfc`, docs/compiled-fences.md): the fences as the index
+/// compiled them (circle records, polygon arrays, identifiers, slot and record maps, the
+/// packed R-tree), their options, and, in side sections read only on demand, their
+/// properties and source locations. Little-endian, versioned, one 64-bit checksum per
+/// section. Opening reads each section straight into the index's flat arrays (one copy,
+/// no parse, no per-fence allocation) after checking the header, every checksum and
+/// every offset, so a damaged file is refused instead of answering wrongly.
+public struct CompiledFenceFile: Sendable {
+    /// The first 8 bytes of every compiled fence file: `\x89GFC\r\n\x1a\n`.
+    public static let magic: [UInt8] = [0x89, 0x47, 0x46, 0x43, 0x0D, 0x0A, 0x1A, 0x0A]
+    /// The format version this build writes and reads.
+    public static let version: UInt32 = 1
+    /// Written as a native `UInt32`: reads back as itself only on a host of the writer's byte order.
+    static let endianMark: UInt32 = 0x0102_0304
+    static let headerSize = 64
+    static let entrySize = 32
+    static let alignment = 64
+
+    /// The path it was opened from.
+    public let path: String
+    /// The compiled fences, ready for queries (slot k is the k-th fence compiled).
+    public let index: FenceIndex
+    /// The options of every slot.
+    public let options: FenceOptionTable
+    /// Where the side sections lie (properties and sources, read by `fences()`).
+    let side: [Section: Entry]
+
+    /// Section identifiers (the byte table of docs/compiled-fences.md).
+    enum Section: UInt32, CaseIterable {
+        case meta = 1, idEnds, idBytes, recordOf, circles, polygonOf, slotOf, alive, orderKeys, idOrder, splits
+        case coords, ringStarts, partRings, partBoxes, partBandFirst, partBandCount, partBandScale, bandStarts, bandEdges, polygonParts
+        case treeWords, treeNodeStarts
+        case optionFlags, optionDwell, noteEnds, noteBytes
+        case sources, sourceFiles, propertyEnds, propertyBytes
+    }
+
+    struct Entry {
+        var offset: Int
+        var length: Int
+        var checksum: UInt64
+    }
+
+    /// Whether the file starts like a compiled fence file (`\x89GFC`, which no text file can
+    /// start with; the rest of the magic is checked by `open(path:)`); false when it cannot be read.
+    public static func isCompiled(path: String) -> Bool {
+        let fd = Foundation.open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var head = [UInt8](repeating: 0, count: 4)
+        let n = head.withUnsafeMutableBytes { pread(fd, $0.baseAddress!, 4, 0) }
+        return n == 4 && head[...] == magic[0..<4]
+    }
+
+    // MARK: Writing
+
+    /// Writes fences compiled into `index` (fresh: built from `fences` in slot order, no
+    /// change since) with their options, properties and sources, atomically.
+    /// - Throws: `GeofenceError.output` when the file cannot be written;
+    ///   `.internal` when `index` was changed since its build.
+    /// - Complexity: O(size of the index + size of the properties).
+    public static func write(index: FenceIndex, fences: [Fence], to path: String) throws(GeofenceError) {
+        guard index.pendingChanges == 0, index.count == index.slotCount, index.slotCount == fences.count else {
+            throw .internal("a compiled fence file needs a freshly built index over the fences given")
+        }
+        var w = SectionWriter()
+        let t = index.table, p = t.polygons, tree = index.main
+        let root = tree.rootBox
+        w.put(.meta, [UInt64(t.slotCount), UInt64(t.recordCount), UInt64(t.liveCount), UInt64(tree.count),
+                      UInt64(root.west.bitPattern), UInt64(root.south.bitPattern), UInt64(root.east.bitPattern), UInt64(root.north.bitPattern)])
+        w.put(.idEnds, t.ids.ends); w.put(.idBytes, t.ids.bytes)
+        w.put(.recordOf, t.recordOf); w.put(.circles, t.circles); w.put(.polygonOf, t.polygonOf); w.put(.slotOf, t.slotOf)
+        w.put(.alive, t.alive); w.put(.orderKeys, t.orderKeys); w.put(.idOrder, t.idOrder)
+        var splitWords: [UInt32] = []
+        splitWords.reserveCapacity(t.splits.count * 5)
+        for s in t.splits {
+            splitWords += [UInt32(bitPattern: s.record), s.primary.west.bitPattern, s.primary.south.bitPattern,
+                           s.primary.east.bitPattern, s.primary.north.bitPattern]
+        }
+        w.put(.splits, splitWords)
+        w.put(.coords, p.coords); w.put(.ringStarts, p.ringStarts); w.put(.partRings, p.partRings); w.put(.partBoxes, p.partBoxes)
+        w.put(.partBandFirst, p.partBandFirst); w.put(.partBandCount, p.partBandCount); w.put(.partBandScale, p.partBandScale)
+        w.put(.bandStarts, p.bandStarts); w.put(.bandEdges, p.bandEdges); w.put(.polygonParts, p.polygonParts)
+        w.put(.treeWords, UnsafeBufferPointer(start: tree.storage.words, count: tree.storage.count))
+        w.put(.treeNodeStarts, tree.nodeStarts.map { Int64($0) })
+        let table = FenceOptionTable(fences.map(\.options))
+        w.put(.optionFlags, table.flags); w.put(.optionDwell, table.dwell)
+        w.put(.noteEnds, table.noteEnds); w.put(.noteBytes, table.noteBytes)
+        // Side sections: sources and properties.
+        var files: [String] = [], fileIndex: [String: Int64] = [:]
+        var sources: [Int64] = []
+        sources.reserveCapacity(3 * fences.count)
+        var propEnds: [UInt64] = [0], propBytes: [UInt8] = []
+        propEnds.reserveCapacity(fences.count + 1)
+        for f in fences {
+            let fi: Int64
+            if let k = fileIndex[f.source.file] { fi = k } else {
+                fi = Int64(files.count); fileIndex[f.source.file] = fi; files.append(f.source.file)
+            }
+            sources += [fi, Int64(f.source.line ?? -1), Int64(f.source.feature ?? -1)]
+            if !f.properties.isEmpty { propBytes += Array(JSONWriter.string(.object(f.properties)).utf8) }
+            propEnds.append(UInt64(propBytes.count))
+        }
+        w.put(.sources, sources)
+        w.put(.sourceFiles, Array(JSONWriter.string(.array(files.map { .string($0) })).utf8))
+        w.put(.propertyEnds, propEnds); w.put(.propertyBytes, propBytes)
+        try AtomicFile.write(w.finish(), to: path)
+    }
+
+    // MARK: Opening
+
+    /// Opens a compiled fence file: checks the header (magic, version, byte order, section
+    /// table, file length), the checksum of every section it reads and every offset the
+    /// queries follow, then reads the sections into the index's arrays.
+    /// - Throws: `GeofenceError.input` with kind `.notFound`, `.notAFile`, `.cannotOpen` or
+    ///   `.readFailed` when the file cannot be read, `.malformed` (with what is wrong) when
+    ///   it is not a compiled fence file of this version and byte order, or is damaged.
+    /// - Complexity: O(file size without the side sections), one read of each byte.
+    public static func open(path: String) throws(GeofenceError) -> CompiledFenceFile {
+        let r = try SectionReader(path: path)
+        defer { r.close() }
+        return try r.withMalformed { () throws(GeofenceError) -> CompiledFenceFile in
+            let meta: [UInt64] = try r.array(.meta)
+            guard meta.count == 8 else { throw r.bad("the meta section has \(meta.count) words, expected 8") }
+            guard meta[0] <= UInt64(EntryValue.maxPayload), meta[1] <= UInt64(Int32.max), meta[3] <= UInt64(Int32.max) / 2 else {
+                throw r.bad("counts out of range")
+            }
+            let n = Int(meta[0]), records = Int(meta[1]), live = Int(meta[2]), treeCount = Int(meta[3])
+            guard live == n else { throw r.bad("\(live) live fences of \(n) slots; a compiled file holds only live fences") }
+            var t = FenceTable()
+            t.ids = IdentifierStore(bytes: try r.array(.idBytes), ends: try r.array(.idEnds))
+            try r.offsets(t.ids.ends, count: n + 1, total: t.ids.bytes.count, "identifier")
+            t.recordOf = try r.array(.recordOf, count: n)
+            t.circles = try r.array(.circles, count: records)
+            t.polygonOf = try r.array(.polygonOf, count: records)
+            t.slotOf = try r.array(.slotOf, count: records)
+            t.alive = try r.array(.alive, count: (records + 63) / 64)
+            t.orderKeys = try r.array(.orderKeys, count: records)
+            t.idOrder = try r.array(.idOrder, count: n)
+            let splitWords: [UInt32] = try r.array(.splits)
+            guard splitWords.count % 5 == 0 else { throw r.bad("the split section is not a whole number of records") }
+            t.splits = stride(from: 0, to: splitWords.count, by: 5).map { k in
+                FenceTable.SplitRecord(record: Int32(bitPattern: splitWords[k]),
+                                       primary: BoundingBox(west: Float(bitPattern: splitWords[k + 1]), south: Float(bitPattern: splitWords[k + 2]),
+                                                            east: Float(bitPattern: splitWords[k + 3]), north: Float(bitPattern: splitWords[k + 4])))
+            }
+            var p = PolygonTable()
+            p.coords = try r.array(.coords)
+            p.ringStarts = try r.array(.ringStarts)
+            p.partRings = try r.array(.partRings)
+            p.partBoxes = try r.array(.partBoxes)
+            p.partBandFirst = try r.array(.partBandFirst)
+            p.partBandCount = try r.array(.partBandCount)
+            p.partBandScale = try r.array(.partBandScale)
+            p.bandStarts = try r.array(.bandStarts)
+            p.bandEdges = try r.array(.bandEdges)
+            p.polygonParts = try r.array(.polygonParts)
+            t.polygons = p
+            t.liveCount = live
+            try checkTable(t, r)
+
+            var tree = PackedRTree()
+            let nodeStarts: [Int64] = try r.array(.treeNodeStarts)
+            tree.nodeStarts = nodeStarts.map { Int(truncatingIfNeeded: $0) }
+            tree.count = treeCount
+            tree.rootBox = BoundingBox(west: Float(bitPattern: UInt32(truncatingIfNeeded: meta[4])), south: Float(bitPattern: UInt32(truncatingIfNeeded: meta[5])),
+                                       east: Float(bitPattern: UInt32(truncatingIfNeeded: meta[6])), north: Float(bitPattern: UInt32(truncatingIfNeeded: meta[7])))
+            try checkTreeShape(tree, records: records, r)
+            tree.storage = try r.blocks(.treeWords, count: PackedRTree.stride * tree.nodeStarts.last!)
+            try checkTreeValues(tree, records: records, splits: t.splits.count, r)
+
+            let options = FenceOptionTable(flags: try r.array(.optionFlags, count: n), dwell: try r.array(.optionDwell, count: n),
+                                           noteEnds: try r.array(.noteEnds, count: n + 1), noteBytes: try r.array(.noteBytes))
+            try r.offsets(options.noteEnds, count: n + 1, total: options.noteBytes.count, "note")
+
+            var index = FenceIndex()
+            index.table = t
+            index.main = tree
+            var side: [Section: Entry] = [:]
+            for s in [Section.sources, .sourceFiles, .propertyEnds, .propertyBytes] {
+                side[s] = try r.entry(s)
+                try r.verify(s)  // checked now, read only when a command needs the fences
+            }
+            return CompiledFenceFile(path: path, index: index, options: options, side: side)
+        }
+    }
+
+    /// Offsets and references the queries follow, all in range.
+    static func checkTable(_ t: FenceTable, _ r: SectionReader) throws(GeofenceError) {
+        let n = t.slotCount, records = t.recordCount, p = t.polygons
+        try r.offsets(p.ringStarts, count: nil, total: p.coords.count / 2, "ring")
+        guard p.coords.count % 2 == 0 else { throw r.bad("odd coordinate count") }
+        try r.offsets(p.partRings, count: nil, total: p.ringStarts.count - 1, "part")
+        let parts = p.partRings.count - 1
+        try r.offsets(p.polygonParts, count: nil, total: parts, "polygon")
+        guard p.partBoxes.count == 4 * parts, p.partBandFirst.count == parts, p.partBandCount.count == parts,
+              p.partBandScale.count == parts else { throw r.bad("part tables of unequal lengths") }
+        try r.offsets(p.bandStarts, count: nil, total: p.bandEdges.count, "band")
+        let bands = p.bandStarts.count - 1
+        for k in 0..<parts {
+            let f = Int(p.partBandFirst[k]), c = Int(p.partBandCount[k])
+            guard f >= 0, c >= 0, f + c <= bands else { throw r.bad("bands of part \(k) out of range") }
+            guard p.partRings[k + 1] > p.partRings[k] else { throw r.bad("part \(k) has no ring") }
+        }
+        for r0 in 0..<(p.ringStarts.count - 1) where p.ringStarts[r0 + 1] - p.ringStarts[r0] < 2 {
+            throw r.bad("ring \(r0) has fewer than 2 positions")
+        }
+        let vertices = p.coords.count / 2
+        for e in p.bandEdges where e < 0 || Int(e) >= vertices - 1 { throw r.bad("band edge \(e) out of range") }
+        let polygons = p.polygonParts.count - 1
+        for k in 0..<polygons where p.polygonParts[k + 1] == p.polygonParts[k] { throw r.bad("polygon \(k) has no part") }
+        var polygonUsed = 0
+        for k in 0..<records {
+            let q = t.polygonOf[k], s = t.slotOf[k]
+            guard q >= -1 && Int(q) < polygons, s >= -1 && Int(s) < n else { throw r.bad("record \(k) refers out of range") }
+            if q >= 0 { polygonUsed += 1 }
+            let live = t.isLive(record: k)
+            guard live == (s >= 0) else { throw r.bad("record \(k): live bit and slot disagree") }
+        }
+        guard polygonUsed == polygons else { throw r.bad("\(polygons) polygons but \(polygonUsed) polygon records") }
+        for s in 0..<n {
+            let k = t.recordOf[s]
+            guard k >= 0 && Int(k) < records && t.slotOf[Int(k)] == Int32(s) else { throw r.bad("slot \(s) and its record disagree") }
+        }
+        var seen = [Bool](repeating: false, count: n)
+        for s in t.idOrder {
+            guard s >= 0 && Int(s) < n && !seen[Int(s)] else { throw r.bad("identifier order refers out of range") }
+            seen[Int(s)] = true
+        }
+        for k in 1..<max(1, t.idOrder.count) where !t.ids.precedes(Int(t.idOrder[k - 1]), Int(t.idOrder[k])) {
+            throw r.bad("identifiers out of order or repeated at \(k)")
+        }
+        for s in t.splits where s.record < 0 || Int(s.record) >= records { throw r.bad("split record out of range") }
+    }
+
+    /// Node starts as a tree of `count` entries has them, and leaf lanes one per record.
+    static func checkTreeShape(_ tree: PackedRTree, records: Int, _ r: SectionReader) throws(GeofenceError) {
+        let m = PackedRTree.nodeCapacity, n = tree.count
+        var expected = [0]
+        if n > 0 {
+            var counts = [(n + m - 1) / m]
+            while counts.last! > 1 { counts.append((counts.last! + m - 1) / m) }
+            guard counts.count <= PackedRTree.maxLevels else { throw r.bad("tree too deep") }
+            for c in counts { expected.append(expected.last! + c) }
+        }
+        guard tree.nodeStarts == expected else { throw r.bad("tree levels do not match its \(n) entries") }
+        guard tree.leafLanes == records else { throw r.bad("\(tree.leafLanes) leaf lanes for \(records) records") }
+    }
+
+    /// Every leaf value refers to a record (primary) or a split (secondary).
+    static func checkTreeValues(_ tree: PackedRTree, records: Int, splits: Int, _ r: SectionReader) throws(GeofenceError) {
+        let m = PackedRTree.nodeCapacity
+        for k in 0..<tree.leafLanes {
+            let v = tree.value(k / m, k % m)
+            if v == EntryValue.none { continue }
+            let payload = Int(v >> EntryValue.payloadShift)
+            guard payload < (v & EntryValue.secondary != 0 ? splits : records) else { throw r.bad("tree entry \(k) refers out of range") }
+        }
+    }
+
+    // MARK: Side sections
+
+    /// The fences with everything the source files gave them: identifier, shape, options,
+    /// properties (as read) and source location. Reads the side sections (checksums checked).
+    /// - Throws: as `open(path:)`, when the file changed or was damaged since it was opened.
+    /// - Complexity: O(fences + size of the properties).
+    public func fences() throws(GeofenceError) -> [Fence] {
+        let r = try SectionReader(path: path)
+        defer { r.close() }
+        return try r.withMalformed { () throws(GeofenceError) -> [Fence] in
+            let n = index.slotCount
+            let sources: [Int64] = try r.array(.sources, count: 3 * n)
+            let filesText: [UInt8] = try r.array(.sourceFiles)
+            let ends: [UInt64] = try r.array(.propertyEnds, count: n + 1)
+            let bytes: [UInt8] = try r.array(.propertyBytes)
+            guard ends[0] == 0, ends[n] == UInt64(bytes.count), zip(ends, ends.dropFirst()).allSatisfy({ $0 <= $1 }) else {
+                throw r.bad("property offsets out of range")
+            }
+            guard case .array(let fileValues)? = try? JSONParser.parse(filesText) else { throw r.bad("source file table is not a JSON array") }
+            let files = fileValues.map { $0.stringValue ?? "" }
+            var out: [Fence] = []
+            out.reserveCapacity(n)
+            for s in 0..<n {
+                let fi = Int(sources[3 * s]), line = sources[3 * s + 1], feature = sources[3 * s + 2]
+                guard fi >= 0 && fi < files.count else { throw r.bad("source of fence \(s) out of range") }
+                var props: [(String, JSONValue)] = []
+                let a = Int(ends[s]), b = Int(ends[s + 1])
+                if b > a {
+                    guard case .object(let o)? = try? JSONParser.parse(Array(bytes[a..<b])) else { throw r.bad("properties of fence \(s) are not a JSON object") }
+                    props = o
+                }
+                let slot = Int32(s)
+                out.append(Fence(id: index.identifier(of: slot), shape: index.shape(at: slot)!, options: options.options(of: s),
+                                 properties: props,
+                                 source: SourceLocation(file: files[fi], line: line >= 0 ? Int(line) : nil, feature: feature >= 0 ? Int(feature) : nil)))
+            }
+            return out
+        }
+    }
+}
+
+/// Per-slot fence options in flat arrays: 9 bytes a fence plus its note.
+public struct FenceOptionTable: Sendable {
+    /// Per slot: bit 0 notify on entry, bit 1 notify on exit, bit 2 repeats, bit 3 has a note.
+    public internal(set) var flags: [UInt8]
+    /// Per slot: dwell seconds, NaN for none.
+    public internal(set) var dwell: [Double]
+    /// End of each slot's note in `noteBytes`, after a leading 0.
+    var noteEnds: [UInt32]
+    var noteBytes: [UInt8]
+
+    /// The table of the options given, in slot order.
+    /// - Complexity: O(n + note bytes).
+    public init(_ options: [FenceOptions]) {
+        flags = []; dwell = []; noteEnds = [0]; noteBytes = []
+        flags.reserveCapacity(options.count); dwell.reserveCapacity(options.count); noteEnds.reserveCapacity(options.count + 1)
+        for o in options {
+            flags.append((o.notifyOnEntry ? 1 : 0) | (o.notifyOnExit ? 2 : 0) | (o.repeats ? 4 : 0) | (o.note != nil ? 8 : 0))
+            dwell.append(o.dwell ?? .nan)
+            if let note = o.note { noteBytes += Array(note.utf8) }
+            noteEnds.append(UInt32(truncatingIfNeeded: noteBytes.count))
+        }
+    }
+
+    init(flags: [UInt8], dwell: [Double], noteEnds: [UInt32], noteBytes: [UInt8]) {
+        self.flags = flags; self.dwell = dwell; self.noteEnds = noteEnds; self.noteBytes = noteBytes
+    }
+
+    /// Slots held.
+    public var count: Int { flags.count }
+
+    /// The note of a slot (nil for none).
+    /// - Complexity: O(note length).
+    public func note(of slot: Int) -> String? {
+        guard flags[slot] & 8 != 0 else { return nil }
+        return String(decoding: noteBytes[Int(noteEnds[slot])..<Int(noteEnds[slot + 1])], as: UTF8.self)
+    }
+
+    /// The options of a slot.
+    public func options(of slot: Int) -> FenceOptions {
+        var o = FenceOptions()
+        let f = flags[slot]
+        o.notifyOnEntry = f & 1 != 0; o.notifyOnExit = f & 2 != 0; o.repeats = f & 4 != 0
+        o.dwell = dwell[slot].isNaN ? nil : dwell[slot]
+        o.note = note(of: slot)
+        return o
+    }
+
+    /// Bytes held.
+    public var memoryBytes: Int { flags.capacity + dwell.capacity * 8 + noteEnds.capacity * 4 + noteBytes.capacity }
+}

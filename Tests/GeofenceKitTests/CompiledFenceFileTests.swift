@@ -1,0 +1,170 @@
+import Foundation
+import XCTest
+import GeofenceKit
+import GeofenceTestSupport
+
+/// Compiled fence files (docs/compiled-fences.md): a round trip gives back every fence as
+/// loaded and the same answers; damaged files are refused as malformed, never a crash or
+/// a wrong answer.
+final class CompiledFenceFileTests: XCTestCase {
+    /// Real circles and polygons (antimeridian cases from Natural Earth included) and fences
+    /// with every option set.
+    func sourceFences() throws -> [Fence] {
+        let root = CLI.packageRoot.path + "/data/"
+        let set = try FenceSet.load(paths: [root + "ports.csv", root + "us_counties_va_nc.geojson", root + "countries.geojson"], crs: nil)
+        var fences = try set.usable(skipInvalid: true).fences
+        var o = FenceOptions()
+        o.notifyOnEntry = false; o.dwell = 300; o.repeats = false; o.note = "Lyon \"Bellecour\" ✓"
+        fences.append(Fence(id: "opt-1", shape: .circle(lat: 45.764, lon: 4.8357, radius: 120.5), options: o,
+                            properties: [("radius", .number("120.50")), ("brand", .string("Acme")), ("tags", .array([.null, .bool(true)]))],
+                            source: SourceLocation(file: "x.geojson", feature: 3)))
+        fences.append(Fence(id: "é-2", shape: .circle(lat: -16.9, lon: 179.99, radius: 30_000)))
+        return fences
+    }
+
+    func compile(_ fences: [Fence], to path: String) throws -> CompiledFences {
+        let compiled = try CompiledFences(fences)
+        try CompiledFenceFile.write(index: compiled.index, fences: fences, to: path)
+        return compiled
+    }
+
+    /// Sample points: near fences, around the antimeridian, at the poles, far from all.
+    func probes() -> [(Double, Double, Double)] {
+        var g = SeededGenerator(seed: 14)
+        var out: [(Double, Double, Double)] = [(36.85, -76.30, 50), (-17.0, 179.9, 5000), (65.5, -179.99, 0), (-16.9, -179.99, 100),
+                                               (89.9, 0, 0), (-89.9, 10, 1000), (45.764, 4.8357, 10), (0, 0, 0)]
+        for _ in 0..<40 { out.append((g.uniform(-80, 80), g.uniform(-180, 180), g.uniform(0, 20_000))) }
+        return out
+    }
+
+    func answers(_ c: CompiledFences) -> [String] {
+        var out: [String] = []
+        for (lat, lon, acc) in probes() {
+            let near = c.index.nearest(12, lat: lat, lon: lon)
+            out.append(near.map { "\(c.index.identifier(of: $0.slot)) \($0.distance)" }.joined(separator: ","))
+            let hits = c.index.classify(lat: lat, lon: lon, accuracy: acc)
+            out.append(hits.map { "\(c.index.identifier(of: $0.slot)) \($0.state)" }.sorted().joined(separator: ","))
+        }
+        return out
+    }
+
+    func testRoundTripGivesTheFencesAndTheAnswersBack() throws {
+        let fences = try sourceFences()
+        let path = CLI.tempPath("roundtrip.gfc")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let built = try compile(fences, to: path)
+        XCTAssertTrue(CompiledFenceFile.isCompiled(path: path))
+        let opened = CompiledFences(file: try CompiledFenceFile.open(path: path))
+        XCTAssertEqual(opened.index.count, fences.count)
+        // Every fence back as loaded: identifier, shape, options, properties (number text), source.
+        let back = try opened.loadFences()
+        XCTAssertEqual(back.count, fences.count)
+        for (a, b) in zip(back, fences) { XCTAssertEqual(a, b, a.id) }
+        // Slots, identifier lookups, options and the answers of the rebuilt index.
+        for (k, f) in fences.enumerated() { XCTAssertEqual(opened.index.slot(of: f.id), Int32(k)) }
+        XCTAssertNil(opened.index.slot(of: "no such fence"))
+        XCTAssertEqual(opened.options.dwell, built.options.dwell)
+        XCTAssertEqual(opened.options.idRank, built.options.idRank)
+        XCTAssertEqual(opened.options.repeats, built.options.repeats)
+        XCTAssertEqual(opened.fenceRecords(), built.fenceRecords())
+        XCTAssertEqual(answers(opened), answers(built))
+        // An opened index still takes changes (the identifier map is built then).
+        var index = opened.index
+        try index.insert(.circle(id: "new", lat: 1, lon: 1, radius: 10))
+        XCTAssertNotNil(index.remove(id: "ATL") ?? index.remove(id: fences[0].id))
+        XCTAssertEqual(index.slot(of: "new"), Int32(fences.count))
+    }
+
+    func open(_ path: String) -> Result<([Fence], CompiledFences), GeofenceError> {
+        Result { () throws(GeofenceError) in
+            let opened = CompiledFences(file: try CompiledFenceFile.open(path: path))
+            return (try opened.loadFences(), opened)
+        }
+    }
+
+    /// The section table of a compiled file: (offset, length) of every section.
+    func sections(_ bytes: [UInt8]) -> [(Int, Int)] {
+        func u(_ o: Int, _ n: Int) -> Int { (0..<n).reduce(0) { $0 | Int(bytes[o + $1]) << (8 * $1) } }
+        return (0..<u(16, 4)).map { k in (u(64 + 32 * k + 8, 8), u(64 + 32 * k + 16, 8)) }
+    }
+
+    /// Many damaged copies of one file: truncated at random offsets, bytes flipped in every
+    /// section, the header and the section table, wrong magic, version and byte order.
+    /// Each is refused as malformed or (a flip in alignment padding no section covers)
+    /// opens with the same fences and answers.
+    func testDamagedFilesAreRefusedNeverAnsweredWrongly() throws {
+        let fences = try sourceFences()
+        let path = CLI.tempPath("good.gfc"), bad = CLI.tempPath("bad.gfc")
+        defer { for p in [path, bad] { try? FileManager.default.removeItem(atPath: p) } }
+        let built = try compile(fences, to: path)
+        let expected = answers(built)
+        let good = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        var g = SeededGenerator(seed: 65)
+        var cases: [(String, [UInt8])] = []
+        for _ in 0..<60 {
+            let cut = Int(g.next() % UInt64(good.count))
+            cases.append(("truncated at \(cut)", Array(good[0..<cut])))
+        }
+        var regions = sections(good).filter { $0.1 > 0 }
+        regions.append((0, 64))                                   // the header
+        regions.append((64, 32 * sections(good).count))           // the section table
+        for (offset, length) in regions {
+            for _ in 0..<6 {
+                var b = good
+                let at = offset + Int(g.next() % UInt64(length))
+                b[at] ^= UInt8(1 << (g.next() % 8))
+                cases.append(("bit flipped at \(at)", b))
+            }
+        }
+        for _ in 0..<40 {  // anywhere, padding included
+            var b = good
+            let at = Int(g.next() % UInt64(good.count))
+            b[at] ^= 0xFF
+            cases.append(("byte flipped at \(at)", b))
+        }
+        var magic = good; magic[5] = 0x00; cases.append(("wrong magic", magic))
+        var version = good; version[8] = 2; cases.append(("version 2", version))
+        var endian = good; endian.replaceSubrange(12..<16, with: [1, 2, 3, 4]); cases.append(("big-endian mark", endian))
+        cases.append(("appended byte", good + [0]))
+        cases.append(("empty after magic", Array(good[0..<8])))
+
+        var refused = 0, intact = 0
+        for (what, bytes) in cases {
+            try Data(bytes).write(to: URL(fileURLWithPath: bad))
+            let outcome = open(bad)
+            switch outcome {
+            case .success(let opened):
+                XCTAssertEqual(opened.0, fences, "\(what): opened with other fences")
+                XCTAssertEqual(answers(opened.1), expected, "\(what): opened with other answers")
+                intact += 1
+            case .failure(let e):
+                guard case .input(let i) = e, case .malformed = i.kind else { XCTFail("\(what): \(e)"); continue }
+                XCTAssertEqual(i.location.file, bad)
+                XCTAssertTrue(i.message.contains("compiled fence file"), "\(what): \(i.message)")
+                refused += 1
+            }
+        }
+        XCTAssertGreaterThan(cases.count, 300)
+        XCTAssertGreaterThan(refused, 280)
+        // Only flips in padding can go unnoticed.
+        XCTAssertLessThan(intact, 20)
+    }
+
+    func testForeignVersionAndByteOrderAreNamed() throws {
+        let path = CLI.tempPath("v.gfc")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        _ = try compile([.circle(id: "a", lat: 1, lon: 2, radius: 3)], to: path)
+        var b = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        b[8] = 9
+        try Data(b).write(to: URL(fileURLWithPath: path))
+        XCTAssertThrowsError(try CompiledFenceFile.open(path: path)) { e in
+            XCTAssertTrue("\(e)".contains("version 9"), "\(e)")
+        }
+        b[8] = 1
+        b.replaceSubrange(12..<16, with: [1, 2, 3, 4])
+        try Data(b).write(to: URL(fileURLWithPath: path))
+        XCTAssertThrowsError(try CompiledFenceFile.open(path: path)) { e in
+            XCTAssertTrue("\(e)".contains("big-endian"), "\(e)")
+        }
+    }
+}
