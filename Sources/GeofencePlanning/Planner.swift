@@ -247,7 +247,7 @@ public struct Planner: Sendable {
     /// Where the slots cannot hold the guarantee at the device's speed: among the 3(k − 1)
     /// nearest fences, monitor the k − 1 the device reaches first if it keeps its heading,
     /// ranked by time to reach, boundary distance ÷ (speed × max(cos θ, ¼)) with θ the angle
-    /// between the heading and the initial bearing to the fence's OS circle centre (fences it
+    /// between the heading and the initial bearing (on the sphere) to the fence's OS circle centre (fences it
     /// is inside first; ties by distance, then identifier). Returns the fences, nearest-time
     /// first, and the distance to the nearest fence left out.
     func aheadFirst(lat: Double, lon: Double, heading: Double, inside: Int) -> ([Int32], Double) {
@@ -261,7 +261,7 @@ public struct Planner: Sendable {
         for (i, c) in candidates.enumerated() {
             if c.distance == 0 { scored.append((i, -1)); continue }
             let o = circles[Int(c.slot)]
-            let azimuth = Geodesic.wgs84.inverse(lat1: lat, lon1: lon, lat2: o.lat, lon2: o.lon).azimuth1
+            let azimuth = Self.bearing(lat, lon, o.lat, o.lon)
             let closing = max(cos((azimuth - heading) * .pi / 180), 0.25)
             scored.append((i, c.distance / closing))
         }
@@ -326,6 +326,12 @@ public struct Planner: Sendable {
             r = max(r, Geodesic.wgs84.distance(lat1: lat, lon1: lon, lat2: c.lat, lon2: c.lon) + c.radius)
         }
         return OSCircle(lat: lat, lon: lon, radius: r)
+    }
+
+    /// Initial bearing on the sphere from (lat1, lon1) to (lat2, lon2), degrees clockwise from north.
+    static func bearing(_ lat1: Double, _ lon1: Double, _ lat2: Double, _ lon2: Double) -> Double {
+        let p1 = lat1 * .pi / 180, p2 = lat2 * .pi / 180, dl = (lon2 - lon1) * .pi / 180
+        return atan2(sin(dl) * cos(p2), cos(p1) * sin(p2) - sin(p1) * cos(p2) * cos(dl)) * 180 / .pi
     }
 
     static func metres(_ m: Double) -> String { m < 10 ? String(Int((m * 10).rounded()) / 10) + " m" : "\(Int(m.rounded())) m" }

@@ -247,8 +247,10 @@ final class PlannerTests: XCTestCase {
         // Brute force of the documented rule, among the 57 nearest: time to reach = distance / max(cos θ, 1/4).
         let nearest = Set(ranked(circles, os, 30, -90).prefix(57).map(\.0))
         let scored = os.indices.filter { nearest.contains(circles[$0].0) }.map { i -> (String, Double) in
-            let inv = Geodesic.wgs84.inverse(lat1: 30, lon1: -90, lat2: os[i].lat, lon2: os[i].lon)
-            return (circles[i].0, boundaryDistance(os[i], 30, -90) / max(cos((inv.azimuth1 - 90) * .pi / 180), 0.25))
+            // The bearing on the sphere, from the spherical triangle's formula.
+            let p1 = 30.0 * .pi / 180, p2 = os[i].lat * .pi / 180, dl = (os[i].lon + 90) * .pi / 180
+            let bearing = atan2(sin(dl) * cos(p2), cos(p1) * sin(p2) - sin(p1) * cos(p2) * cos(dl)) * 180 / .pi
+            return (circles[i].0, boundaryDistance(os[i], 30, -90) / max(cos((bearing - 90) * .pi / 180), 0.25))
         }.sorted { $0.1 < $1.1 }
         XCTAssertEqual(Set(plan.fences.map { index.identifier(of: $0) }), Set(scored.prefix(19).map(\.0)))
         for s in plan.fences {
