@@ -25,6 +25,9 @@ public struct Sweep: Sendable {
 
     /// The guaranteed strategy's horizons swept, metres (nil: adaptive; ∞: every free slot used).
     public static let horizons: [Double?] = [nil, 1_000, 2_000, 5_000, 10_000, 20_000, 50_000, .infinity]
+    /// The guaranteed strategy's horizons swept with the planner for an instant OS as well
+    /// (speed cap and acceleration 0: cheaper, not safe at speed), metres.
+    public static let instantHorizons: [Double?] = [1_000, 10_000, .infinity]
     /// The `trigger` baseline's movement-trigger radii swept, metres.
     public static let triggerRadii: [Double] = [250, 500, 1_000, 2_000, 5_000]
     /// The `centre` baseline's refresh radii swept, metres.
@@ -35,13 +38,18 @@ public struct Sweep: Sendable {
 
     /// Runs the grids above over a prepared trace (the OS model fixed, the guaranteed strategy
     /// speed-aware with the default speed cap).
-    /// - Complexity: one replay of the trace per configuration (17 in all).
+    /// - Complexity: one replay of the trace per configuration (20 in all).
     public static func run(compiled: CompiledFences, circles: [OSCircle], os: OSModel, clusters: Bool,
                            prepared: Simulator.PreparedTrace, deviceNames: [String], threads: Int) -> Sweep {
         var configs: [(Planner.Strategy, String, StrategyTuning)] = []
+        func name(_ h: Double?) -> String { h.map { $0.isFinite ? "horizon \(Int($0 / 1000)) km" : "horizon ∞" } ?? "adaptive" }
         for h in horizons {
             var t = StrategyTuning(); t.horizon = h
-            configs.append((.guaranteed, h.map { $0.isFinite ? "horizon \(Int($0 / 1000)) km" : "horizon ∞" } ?? "adaptive", t))
+            configs.append((.guaranteed, name(h), t))
+        }
+        for h in instantHorizons {
+            var t = StrategyTuning(); t.horizon = h; t.speedCap = 0; t.acceleration = 0
+            configs.append((.guaranteed, "instant OS, " + name(h), t))
         }
         for r in triggerRadii { var t = StrategyTuning(); t.triggerRadius = r; configs.append((.trigger, "radius \(Int(r)) m", t)) }
         for r in centreRadii { var t = StrategyTuning(); t.centreRadius = r; configs.append((.centre, "radius \(Int(r)) m", t)) }
@@ -120,74 +128,94 @@ public struct Sweep: Sendable {
         ])
     }
 
-    /// The Pareto chart as SVG: recall (y) against registrations per km (x, logarithmic), one
-    /// colour per strategy, each strategy's configurations joined in grid order and labelled with
-    /// their parameter; ours is drawn last (on top). `title` is escaped.
-    /// - Complexity: O(points).
+    /// The Pareto chart as SVG: recall (y) against registrations per km (x, logarithmic, ticks at
+    /// 1, 2 and 5 × 10ⁿ), one series per strategy (ours split into the speed-aware planner and the
+    /// planner for an instant OS), each series' points joined in order of registrations and
+    /// labelled with their parameter (points closer than 6 px share one label; labels slanted); ours is drawn
+    /// last (on top); the two verdicts under the title. `title` is escaped.
+    /// - Complexity: O(points²) (label grouping).
     public func svg(title: String) -> String {
-        let w = 900.0, h = 600.0, left = 80.0, right = 220.0, top = 60.0, bottom = 70.0
+        let w = 960.0, h = 640.0, left = 80.0, right = 250.0, top = 110.0, bottom = 90.0
+        let plotRight = w - right, plotBottom = h - bottom
         let xs = points.map { max($0.registrationsPerKm, 1e-4) }
         var lo = log10(xs.min() ?? 0.01), hi = log10(xs.max() ?? 1)
-        if hi - lo < 0.5 { lo -= 0.25; hi += 0.25 }
-        lo = floor(lo * 4) / 4; hi = ceil(hi * 4) / 4
+        let span = max(hi - lo, 0.3)
+        lo -= span * 0.08; hi += span * 0.15
         let minRecall = points.map(\.recall).min() ?? 0
-        let y0 = max(0, floor((minRecall - 0.02) * 20) / 20), y1 = 1.0
+        let y0 = max(0, floor((minRecall - 0.02) * 20) / 20), y1 = 1.0 + (1.0 - y0) * 0.03
         func px(_ p: Point) -> (Double, Double) {
-            let x = left + (log10(max(p.registrationsPerKm, 1e-4)) - lo) / (hi - lo) * (w - left - right)
-            let y = top + (y1 - p.recall) / max(y1 - y0, 1e-9) * (h - top - bottom)
+            let x = left + (log10(max(p.registrationsPerKm, 1e-4)) - lo) / (hi - lo) * (plotRight - left)
+            let y = top + (y1 - p.recall) / max(y1 - y0, 1e-9) * (plotBottom - top)
             return (x, y)
         }
         func f(_ v: Double) -> String { String(format: "%.1f", v) }
         func esc(_ s: String) -> String {
             s.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
         }
-        let colours = ["guaranteed": "#1b7837", "centre": "#762a83", "trigger": "#d95f02"]
         var out = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(Int(w))\" height=\"\(Int(h))\" viewBox=\"0 0 \(Int(w)) \(Int(h))\" font-family=\"sans-serif\" font-size=\"12\">\n"
         out += "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
-        out += "<text x=\"\(f(left))\" y=\"28\" font-size=\"15\">\(esc(title))</text>\n"
-        // Axes and grid.
-        let plotRight = w - right, plotBottom = h - bottom
+        out += "<text x=\"\(f(left))\" y=\"26\" font-size=\"15\">\(esc(title))</text>\n"
+        let verdict = baselinesBeatingOurs.isEmpty ? "no baseline configuration beats one of ours on both axes"
+            : "\(baselinesBeatingOurs.count) baseline configurations beat one of ours on both axes"
+        let verdict2 = baselinesNotDominated.isEmpty ? "every baseline configuration is matched or beaten on both by one of ours"
+            : "\(baselinesNotDominated.count) baseline configurations not matched on both by one of ours"
+        out += "<text x=\"\(f(left))\" y=\"46\" font-size=\"11\" fill=\"#333\">\(esc(verdict)); \(esc(verdict2))</text>\n"
         out += "<rect x=\"\(f(left))\" y=\"\(f(top))\" width=\"\(f(plotRight - left))\" height=\"\(f(plotBottom - top))\" fill=\"none\" stroke=\"#444\"/>\n"
-        var e = lo
-        while e <= hi + 1e-9 {
-            let x = left + (e - lo) / (hi - lo) * (plotRight - left)
-            out += "<line x1=\"\(f(x))\" y1=\"\(f(top))\" x2=\"\(f(x))\" y2=\"\(f(plotBottom))\" stroke=\"#ddd\"/>\n"
-            out += "<text x=\"\(f(x))\" y=\"\(f(plotBottom + 18))\" text-anchor=\"middle\">\(String(format: "%g", (pow(10, e) * 1000).rounded() / 1000))</text>\n"
-            e += 0.25
+        // Log ticks at 1, 2, 5 × 10^n.
+        var e = floor(lo)
+        while e <= hi {
+            for m in [1.0, 2.0, 5.0] {
+                let v = log10(m) + e
+                guard v >= lo, v <= hi else { continue }
+                let x = left + (v - lo) / (hi - lo) * (plotRight - left)
+                out += "<line x1=\"\(f(x))\" y1=\"\(f(top))\" x2=\"\(f(x))\" y2=\"\(f(plotBottom))\" stroke=\"#ddd\"/>\n"
+                out += "<text x=\"\(f(x))\" y=\"\(f(plotBottom + 18))\" text-anchor=\"middle\">\(String(format: "%g", m * pow(10, e)))</text>\n"
+            }
+            e += 1
         }
+        let step = (y1 - y0) > 0.3 ? 0.1 : (y1 - y0) > 0.12 ? 0.05 : 0.01
         var r = y0
-        while r <= y1 + 1e-9 {
+        while r <= 1.0 + 1e-9 {
             let y = top + (y1 - r) / max(y1 - y0, 1e-9) * (plotBottom - top)
             out += "<line x1=\"\(f(left))\" y1=\"\(f(y))\" x2=\"\(f(plotRight))\" y2=\"\(f(y))\" stroke=\"#ddd\"/>\n"
             out += "<text x=\"\(f(left - 8))\" y=\"\(f(y + 4))\" text-anchor=\"end\">\(String(format: "%.2f", r))</text>\n"
-            r += (y1 - y0) > 0.3 ? 0.1 : 0.05
+            r += step
         }
         out += "<text x=\"\(f((left + plotRight) / 2))\" y=\"\(f(h - 25))\" text-anchor=\"middle\">registrations per km (log scale; fewer is better)</text>\n"
         out += "<text x=\"20\" y=\"\(f((top + plotBottom) / 2))\" transform=\"rotate(-90 20 \(f((top + plotBottom) / 2)))\" text-anchor=\"middle\">recall, enter and exit (higher is better)</text>\n"
-        // Series: baselines first, ours on top.
-        let order = ["centre", "trigger", "guaranteed"]
+        // Series: baselines first, ours on top. Each: (legend, colour, filter, prefix stripped from labels, ours).
+        let series: [(String, String, (Point) -> Bool, String, Bool)] = [
+            ("centre: refresh radius", "#762a83", { $0.strategy == "centre" }, "radius ", false),
+            ("trigger: trigger radius", "#d95f02", { $0.strategy == "trigger" }, "radius ", false),
+            ("ours, instant-OS planner: horizon", "#7fbf7b", { $0.strategy == "guaranteed" && $0.parameter.hasPrefix("instant OS, ") }, "instant OS, horizon ", true),
+            ("ours (guaranteed): horizon", "#1b7837", { $0.strategy == "guaranteed" && !$0.parameter.hasPrefix("instant OS, ") }, "horizon ", true),
+        ]
         var legendY = top + 10
-        for name in order {
-            let series = points.filter { $0.strategy == name }
-            guard !series.isEmpty else { continue }
-            let c = colours[name] ?? "#000"
-            let pts = series.map(px)
-            out += "<polyline fill=\"none\" stroke=\"\(c)\" stroke-width=\"1.5\" points=\"\(pts.map { "\(f($0.0)),\(f($0.1))" }.joined(separator: " "))\"/>\n"
-            for (p, q) in zip(series, pts) {
-                out += name == "guaranteed"
+        for (legend, c, member, prefix, ours) in series {
+            let pts = points.filter(member).sorted { $0.registrationsPerKm < $1.registrationsPerKm }
+            guard !pts.isEmpty else { continue }
+            let at = pts.map(px)
+            out += "<polyline fill=\"none\" stroke=\"\(c)\" stroke-width=\"1.5\" points=\"\(at.map { "\(f($0.0)),\(f($0.1))" }.joined(separator: " "))\"/>\n"
+            var labelled = [Bool](repeating: false, count: pts.count)
+            for (i, (p, q)) in zip(pts, at).enumerated() {
+                out += ours
                     ? "<circle cx=\"\(f(q.0))\" cy=\"\(f(q.1))\" r=\"5\" fill=\"\(c)\"><title>\(esc("\(p.strategy) \(p.parameter)"))</title></circle>\n"
                     : "<rect x=\"\(f(q.0 - 4))\" y=\"\(f(q.1 - 4))\" width=\"8\" height=\"8\" fill=\"\(c)\"><title>\(esc("\(p.strategy) \(p.parameter)"))</title></rect>\n"
-                out += "<text x=\"\(f(q.0 + 7))\" y=\"\(f(q.1 + (name == "guaranteed" ? -6 : 14)))\" font-size=\"10\" fill=\"\(c)\">\(esc(p.parameter))</text>\n"
+                guard !labelled[i] else { continue }
+                // One label for the points of this series within 12 px of this one.
+                var group: [String] = []
+                for j in i..<pts.count where !labelled[j] && abs(at[j].0 - q.0) < 6 && abs(at[j].1 - q.1) < 6 {
+                    labelled[j] = true
+                    group.append(pts[j].parameter.hasPrefix(prefix) ? String(pts[j].parameter.dropFirst(prefix.count)) : pts[j].parameter)
+                }
+                // Slanted labels (ours up, baselines down) so neighbours do not overwrite each other.
+                let lx = q.0 + 4, ly = q.1 + (ours ? -7 : 12), angle = ours ? -60 : 35
+                out += "<text x=\"\(f(lx))\" y=\"\(f(ly))\" transform=\"rotate(\(angle) \(f(lx)) \(f(ly)))\" font-size=\"10\" fill=\"\(c)\">\(esc(group.joined(separator: ", ")))</text>\n"
             }
-            out += "<rect x=\"\(f(plotRight + 20))\" y=\"\(f(legendY - 9))\" width=\"10\" height=\"10\" fill=\"\(c)\"/>"
-            out += "<text x=\"\(f(plotRight + 36))\" y=\"\(f(legendY))\">\(name == "guaranteed" ? "guaranteed (ours)" : name)</text>\n"
+            out += "<rect x=\"\(f(plotRight + 16))\" y=\"\(f(legendY - 9))\" width=\"10\" height=\"10\" fill=\"\(c)\"/>"
+            out += "<text x=\"\(f(plotRight + 32))\" y=\"\(f(legendY))\">\(esc(legend))</text>\n"
             legendY += 20
         }
-        let verdict = baselinesBeatingOurs.isEmpty ? "no baseline configuration beats one of ours on both axes"
-            : "\(baselinesBeatingOurs.count) baseline configurations beat one of ours on both axes"
-        let verdict2 = baselinesNotDominated.isEmpty ? "every baseline configuration is matched or beaten by one of ours"
-            : "\(baselinesNotDominated.count) baseline configurations not matched by ours"
-        out += "<text x=\"\(f(left))\" y=\"48\" font-size=\"11\" fill=\"#333\">\(esc(verdict)); \(esc(verdict2))</text>\n"
         out += "</svg>\n"
         return out
     }

@@ -264,13 +264,13 @@ final class SimulatorTests: XCTestCase {
         let prepared = Simulator.prepare(compiled: compiled, fixes: fixes, devices: devices.count, threads: 1)
         let sweep = Sweep.run(compiled: compiled, circles: try Simulator.osCircles(set.fences), os: OSModel(), clusters: true,
                               prepared: prepared, deviceNames: devices.names, threads: 1)
-        XCTAssertEqual(sweep.points.count, Sweep.horizons.count + Sweep.triggerRadii.count + Sweep.centreRadii.count)
-        XCTAssertEqual(sweep.points.filter { $0.strategy == "guaranteed" }.count, Sweep.horizons.count)
+        XCTAssertEqual(sweep.points.count, Sweep.horizons.count + Sweep.instantHorizons.count + Sweep.triggerRadii.count + Sweep.centreRadii.count)
+        XCTAssertEqual(sweep.points.filter { $0.strategy == "guaranteed" }.count, Sweep.horizons.count + Sweep.instantHorizons.count)
         XCTAssertTrue(sweep.baselinesBeatingOurs.isEmpty, sweep.table)
         let svg = sweep.svg(title: "car <Istria>")
         XCTAssertTrue(svg.hasPrefix("<svg xmlns=\"http://www.w3.org/2000/svg\""))
         XCTAssertTrue(svg.contains("car &lt;Istria&gt;"))
-        XCTAssertEqual(svg.components(separatedBy: "<circle ").count - 1, Sweep.horizons.count)
+        XCTAssertEqual(svg.components(separatedBy: "<circle ").count - 1, Sweep.horizons.count + Sweep.instantHorizons.count)
 
         // The verdicts on constructed points.
         func p(_ s: String, _ matched: Int, _ regs: Int) -> Sweep.Point {
