@@ -5,16 +5,16 @@ enum SimulateCommand {
     static let spec = CommandSpec(
         name: "simulate",
         summary: "Replay traces through the nearest-K rotation and an OS model; compare with full evaluation.",
-        usage: "--fences <file> ... --log <file> ... [--strategy guaranteed|centre|trigger|all] [--slots 20] [--min-radius M] [--max-radius M] [--delay S] [--exit-distance M] [-o REPORT.json] [--events OUT]",
+        usage: "--fences <file> ... --log <file> ... [--strategy guaranteed|centre|trigger|all] [--slots 20] [--min-radius M] [--max-radius M] [--delay S] [--exit-distance M] [--horizon M|inf] [--speed-cap V] [--acceleration A] [--trigger-radius M] [--centre-radius M] [--sweep CHART.svg] [-o REPORT.json] [--events OUT]",
         options: [
             .value("--fences", "-f", name: "file", repeatable: true, help: "GeoJSON FeatureCollection or CSV (id,lat,lon,radius,...)."),
             .value("--log", "-l", name: "file", repeatable: true, help: "Location log (CSV, NDJSON, GPX, optionally .gz)."),
             .value("--strategy", name: "name", help: "guaranteed (ours), centre, trigger, or all (default all)."),
         ] + osModelOptions + [
             .flag("--no-clusters", help: "Guaranteed strategy: never cover dense clusters with one region (to measure what clusters save)."),
-            .value("--horizon", name: "metres", help: "Guaranteed: monitor no fence farther than the reach plus this (default: adaptive to the fence density; 'inf' fills every slot)."),
+            .value("--horizon", name: "metres", help: "Guaranteed: the refresh radius aimed for; the fewest nearest fences that allow it are monitored (default: adaptive to the fence density; 'inf' fills every slot)."),
             .value("--speed-cap", name: "m/s", help: "Guaranteed: the largest speed believed (default 300; 0 plans for an instant OS)."),
-            .value("--acceleration", name: "m/s²", help: "Guaranteed: the largest acceleration believed (default 0.2; 0: the speed holds)."),
+            .value("--acceleration", name: "m/s²", help: "Guaranteed: the largest sustained acceleration believed (default 0.2; 0: the speed holds until the next plan)."),
             .value("--trigger-radius", name: "metres", help: "trigger baseline: movement trigger radius (default 1000)."),
             .value("--centre-radius", name: "metres", help: "centre baseline: refresh radius (default 2500)."),
             .value("--sweep", name: "chart.svg", help: "Also sweep each strategy's parameter; print recall vs registrations/km and write the Pareto chart here."),
