@@ -64,11 +64,11 @@ def main():
         g.write("device,time,lat,lon\n")
         for d, t, la, lo in rows:
             g.write(f"{d},{t.strftime('%Y-%m-%dT%H:%M:%SZ')},{la},{lo}\n")
-    log(f"{out}: {len(rows)} fixes, {len(last)} flights; {len(malformed)} malformed rows skipped, "
+    log(f"{out}: {len(rows)} fixes, {len(last)} aircraft; {len(malformed)} malformed rows skipped, "
         f"{len(off)} positions off the continent skipped, {backwards} times going back, {jumps} jumps over 350 m/s")
     if report:
         with AtomicWriter(report) as g:
-            json.dump({"fixes": len(rows), "flights": len(last), "malformed_rows": len(malformed),
+            json.dump({"fixes": len(rows), "aircraft": len(last), "malformed_rows": len(malformed),
                        "malformed_examples": malformed[:5],
                        "off_continent": off, "time_backwards": backwards,
                        "jumps_over_350_mps": jumps}, g, indent=1)
