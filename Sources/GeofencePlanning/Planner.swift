@@ -115,15 +115,16 @@ public struct Planner: Sendable {
 
     /// Plans at a position.
     /// `accuracy` (metres) is used by the `centre` strategy only (its refresh radius); `motion`
-    /// by the guaranteed strategy only (docs/rotation.md#the-guarantee).
+    /// by the guaranteed strategy to plan (docs/rotation.md#the-guarantee), and by the baselines
+    /// only to judge whether their plan keeps the same guarantee (`broken`).
     /// - Precondition: `lat` in [-90, 90] and `lon` finite (the index's queries require it).
     /// - Complexity: one nearest-K query (plus one radius query when clustering, and one
     ///   nearest-3K query when the slots cannot hold the guarantee at the device's speed).
     public func plan(lat: Double, lon: Double, accuracy: Double = 0, motion: Motion = .still) -> Plan {
         switch strategy {
         case .guaranteed: return planGuaranteed(lat: lat, lon: lon, motion: motion)
-        case .centre: return planCentre(lat: lat, lon: lon, accuracy: accuracy)
-        case .trigger: return planTrigger(lat: lat, lon: lon)
+        case .centre: return planCentre(lat: lat, lon: lon, accuracy: accuracy, motion: motion)
+        case .trigger: return planTrigger(lat: lat, lon: lon, motion: motion)
         }
     }
 
@@ -275,7 +276,16 @@ public struct Planner: Sendable {
         return (scored.prefix(k - 1).map { candidates[$0.rank].slot }, coverage)
     }
 
-    func planCentre(lat: Double, lon: Double, accuracy: Double) -> Plan {
+    /// A baseline's plan is broken when its refresh region is larger than the safe radius: an
+    /// unmonitored fence can be reached before the plan made on leaving it is in place.
+    func baselineBroken(coverage: Double, radius: Double, motion: Motion, what: String) -> [String] {
+        if coverage < radius { return ["an unmonitored fence is \(Self.metres(coverage)) away, inside the \(Int(radius)) m \(what)"] }
+        let safe = safeRadius(coverage: coverage, motion: motion)
+        guard safe < radius else { return [] }
+        return ["an unmonitored fence is \(Self.metres(coverage)) away; at \(String(format: "%.1f", speed(motion))) m/s it can be reached before a plan made on leaving the \(Int(radius)) m \(what) is in place (safe radius \(Self.metres(max(0, safe))))"]
+    }
+
+    func planCentre(lat: Double, lon: Double, accuracy: Double, motion: Motion) -> Plan {
         // Candidates: fences whose OS circle centre is within 10 km, ranked by centre distance.
         let candidates = index.within(10_000 + maxCircleRadius, ofLat: lat, lon: lon)
         var ranked: [(Int32, Double)] = []
@@ -287,21 +297,18 @@ public struct Planner: Sendable {
         let fences = ranked.prefix(settings.slots - 1).map(\.0)
         let r = min(settings.centreRadius, accuracy + settings.centreRadius - 500)
         let coverage = index.nearest(settings.slots, lat: lat, lon: lon).first { !fences.contains($0.slot) }?.distance ?? .infinity
-        var broken: [String] = []
-        if coverage < r { broken.append("an unmonitored fence is \(Self.metres(coverage)) away, inside the \(Int(r)) m refresh region") }
-        broken += tooLarge(fences)
+        let radius = min(max(r, 100), 5000)
+        let broken = baselineBroken(coverage: coverage, radius: radius, motion: motion, what: "refresh region") + tooLarge(fences)
         return Plan(lat: lat, lon: lon, fences: fences, clusters: [],
-                    refresh: Region(kind: .refresh, lat: lat, lon: lon, radius: min(max(r, 100), 5000)), coverage: coverage, broken: broken)
+                    refresh: Region(kind: .refresh, lat: lat, lon: lon, radius: radius), coverage: coverage, broken: broken)
     }
 
-    func planTrigger(lat: Double, lon: Double) -> Plan {
+    func planTrigger(lat: Double, lon: Double, motion: Motion) -> Plan {
         let found = index.nearest(settings.slots, lat: lat, lon: lon)
         let fences = found.prefix(settings.slots - 1).map(\.slot)
         let coverage = found.count >= settings.slots ? found[settings.slots - 1].distance : .infinity
         let r = min(max(settings.triggerRadius, 100), 5000)
-        var broken: [String] = []
-        if coverage < r { broken.append("an unmonitored fence is \(Self.metres(coverage)) away, inside the \(Int(r)) m movement trigger") }
-        broken += tooLarge(fences)
+        let broken = baselineBroken(coverage: coverage, radius: r, motion: motion, what: "movement trigger") + tooLarge(fences)
         return Plan(lat: lat, lon: lon, fences: fences, clusters: [],
                     refresh: Region(kind: .refresh, lat: lat, lon: lon, radius: r), coverage: coverage, broken: broken)
     }

@@ -314,7 +314,9 @@ public struct Simulator: Sendable {
 
         var brokenNow = false
         func replan(_ f: Fix, initial: Bool) {
-            let motion = strategy == .guaranteed ? Self.motion(fixes, at: current) : .still
+            // Every strategy gets the estimate: the guaranteed one plans with it, the baselines'
+            // plans are judged by it (broken when their refresh region exceeds the safe radius).
+            let motion = Self.motion(fixes, at: current)
             let plan = planner.plan(lat: f.lat, lon: f.lon, accuracy: f.accuracy, motion: motion)
             let new = plan.regions(circles: circles)
             plans.append((f.time, new))

@@ -263,6 +263,27 @@ final class PlannerTests: XCTestCase {
         XCTAssertEqual(noHeading.fences, Array(index.nearest(19, lat: 30, lon: -90).map(\.slot)))
     }
 
+    func testBaselinesAreJudgedByTheSameGuarantee() throws {
+        // 20 fences 5 km away: the trigger's 1000 m region is safe at rest, not at 250 m/s.
+        let circles = (0..<20).map { k -> (String, Double, Double, Double) in
+            let (la, lo) = at(-20, 30, Double(k) * 18, 5100)
+            return ("t\(k)", la, lo, 100)
+        }
+        let (index, os) = try make(circles)
+        var settings = Planner.Settings(slots: 20, minRadius: 100, exitDistance: 100)
+        settings.delay = 20
+        for strategy in [Planner.Strategy.trigger, .centre] {
+            let planner = Planner(index: index, circles: os, settings: settings, strategy: strategy)
+            let rest = planner.plan(lat: -20, lon: 30, motion: .init(speed: 0, interval: 10))
+            let fast = planner.plan(lat: -20, lon: 30, motion: .init(speed: 250, interval: 10))
+            XCTAssertEqual(rest.fences, fast.fences, "the motion does not change what a baseline monitors")
+            XCTAssertEqual(rest.refresh, fast.refresh)
+            if strategy == .trigger { XCTAssertFalse(rest.guaranteeBroken, rest.broken.joined()) }
+            XCTAssertTrue(fast.guaranteeBroken)
+            XCTAssertTrue(fast.broken.contains { $0.contains("at 250.0 m/s it can be reached before a plan made on leaving the") }, fast.broken.joined())
+        }
+    }
+
     func testPlanDiff() {
         let a = Region(kind: .fence(1), lat: 0, lon: 0, radius: 10)
         let b = Region(kind: .fence(2), lat: 0, lon: 0, radius: 10)
