@@ -162,17 +162,17 @@ public struct Planner: Sendable {
     /// The largest refresh radius that keeps the guarantee when the nearest unmonitored fence is
     /// `coverage` metres away (may be negative: none does). With speed v, acceleration a, cap
     /// V, reaction time T and exit distance e: the device that reaches x = radius + e (where the
-    /// OS notices it) goes at most u = √(v² + 2ax) ≤ V there, and covers at most
-    /// uT + aT²/2 more before the new plan; the largest x with x + uT + aT²/2 ≤ coverage is
-    /// x = (u*² − v²) / 2a with u* = √(2a·coverage + v²) − aT (when u* > V: coverage − VT).
-    /// With a = 0: coverage − e − vT.
+    /// OS notices it) goes at most u = √(v² + 2ax) ≤ V there, and covers at most uT more
+    /// before the new plan; the largest x with x + uT ≤ coverage is x = (u*² − v²) / 2a with
+    /// u* = √(a²T² + v² + 2a·coverage) − aT (when u* > V: coverage − VT; when u* < v:
+    /// coverage − vT). With a = 0: coverage − e − vT.
     public func safeRadius(coverage: Double, motion: Motion) -> Double {
         let v = speed(motion), t = reactionTime(motion), a = settings.acceleration, e = settings.exitDistance
         guard coverage.isFinite else { return coverage }
         guard a > 0, t > 0 else { return coverage - e - v * t }
-        let u = (2 * a * coverage + v * v).squareRoot() - a * t
+        let u = (a * a * t * t + v * v + 2 * a * coverage).squareRoot() - a * t
         if u > settings.speedCap { return coverage - settings.speedCap * t - e }
-        if u < v { return coverage - v * t - a * t * t / 2 - e }
+        if u < v { return coverage - v * t - e }
         return (u * u - v * v) / (2 * a) - e
     }
 
