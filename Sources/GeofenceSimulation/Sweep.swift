@@ -135,7 +135,7 @@ public struct Sweep: Sendable {
     /// last (on top); the two verdicts under the title. `title` is escaped.
     /// - Complexity: O(points²) (label grouping).
     public func svg(title: String) -> String {
-        let w = 960.0, h = 640.0, left = 80.0, right = 250.0, top = 110.0, bottom = 90.0
+        let w = 960.0, h = 670.0, left = 80.0, right = 250.0, top = 140.0, bottom = 90.0
         let plotRight = w - right, plotBottom = h - bottom
         let xs = points.map { max($0.registrationsPerKm, 1e-4) }
         var lo = log10(xs.min() ?? 0.01), hi = log10(xs.max() ?? 1)
