@@ -17,6 +17,17 @@ public struct Plan: Hashable, Sendable {
     public var coverage: Double
     /// Whether the coverage guarantee is broken, and why.
     public var broken: [String]
+    /// Metres the device may cover beyond the refresh region's edge before the next plan is in
+    /// place (guaranteed strategy: exit distance + speed × (delay + observation interval); 0
+    /// for the baselines, which do not plan for it).
+    public var reach: Double = 0
+
+    /// A plan from its parts (see the properties).
+    public init(lat: Double, lon: Double, fences: [Int32], clusters: [Region], refresh: Region?, coverage: Double,
+                broken: [String], reach: Double = 0) {
+        self.lat = lat; self.lon = lon; self.fences = fences; self.clusters = clusters; self.refresh = refresh
+        self.coverage = coverage; self.broken = broken; self.reach = reach
+    }
 
     /// Whether the plan is marked broken: `broken` holds at least one reason.
     public var guaranteeBroken: Bool { !broken.isEmpty }

@@ -24,6 +24,51 @@ public struct ReportedEvent: Hashable, Sendable {
     }
 }
 
+/// The speed classes the simulator reports apart (docs/rotation.md#speed-classes), by the
+/// speed of each segment between consecutive fixes (distance ÷ time).
+public enum SpeedClass: Int, CaseIterable, Sendable {
+    /// Under 3 m/s (walking, a ship in harbour, standing still).
+    case walking
+    /// 3 to 40 m/s (cars, bicycles, ships under way).
+    case road
+    /// 40 to 100 m/s (trains, an aircraft taxiing or on approach).
+    case rail
+    /// 100 m/s and over (aircraft), and a jump with no time between two fixes.
+    case air
+
+    /// The name in the table and the JSON: `walking`, `road`, `rail`, `air`.
+    public var name: String { ["walking", "road", "rail", "air"][rawValue] }
+    /// The class's range for the table, e.g. `< 3 m/s`.
+    public var range: String { ["< 3 m/s", "3-40 m/s", "40-100 m/s", ">= 100 m/s"][rawValue] }
+
+    /// The class of a segment of `metres` covered in `seconds` (no time and some distance: `air`).
+    public init(metres: Double, seconds: Double) {
+        let v = seconds > 0 ? metres / seconds : (metres > 0 ? .infinity : 0)
+        self = v < 3 ? .walking : v < 40 ? .road : v < 100 ? .rail : .air
+    }
+}
+
+/// The strategies' parameters a simulation uses (what `--sweep` varies): the guaranteed
+/// strategy's horizon and speed cap, the baselines' refresh radii (docs/rotation.md).
+public struct StrategyTuning: Hashable, Sendable {
+    /// Guaranteed: metres beyond the reach within which free slots are filled
+    /// (``Planner/Settings/horizon``); nil (the default) for the adaptive horizon
+    /// (``Planner/Settings/adaptiveHorizon``).
+    public var horizon: Double? = nil
+    /// Guaranteed: the largest speed believed, m/s (``Planner/Settings/speedCap``); default 300;
+    /// 0 gives the instant-OS planner.
+    public var speedCap = 300.0
+    /// Guaranteed: the largest acceleration believed, m/s² (``Planner/Settings/acceleration``);
+    /// default 0.2.
+    public var acceleration = 0.2
+    /// `trigger`: the movement trigger radius in metres; default 1000.
+    public var triggerRadius = 1000.0
+    /// `centre`: the refresh radius in metres; default 2500.
+    public var centreRadius = 2500.0
+    /// The defaults listed above.
+    public init() {}
+}
+
 /// Counters of one strategy on one device (or summed over devices); the metrics of
 /// docs/rotation.md#the-simulator. All zero initially.
 public struct SimulationCounts: Sendable {
@@ -49,8 +94,17 @@ public struct SimulationCounts: Sendable {
     public var seconds = 0.0
     /// Seconds spent under plans marked broken (until the next unbroken plan or the last fix).
     public var brokenSeconds = 0.0
+    /// The same counters split by ``SpeedClass`` (indexed by its raw value; empty inside a
+    /// class's own counts): segments by their speed, a plan by the speed of the segment ending
+    /// at its fix, an event by the segment ending at the fix of its time.
+    public var classes: [SimulationCounts] = []
 
+    /// Adds `o`'s counters (and its classes') to these.
     mutating func add(_ o: SimulationCounts) {
+        if !o.classes.isEmpty {
+            if classes.isEmpty { classes = Array(repeating: SimulationCounts(), count: o.classes.count) }
+            for k in o.classes.indices { classes[k].add(o.classes[k]) }
+        }
         truthEnter += o.truthEnter; truthExit += o.truthExit
         detectedEnter += o.detectedEnter; detectedExit += o.detectedExit
         matchedEnter += o.matchedEnter; matchedExit += o.matchedExit
@@ -58,6 +112,13 @@ public struct SimulationCounts: Sendable {
         registrations += o.registrations; removals += o.removals; replans += o.replans
         metres += o.metres; seconds += o.seconds; brokenSeconds += o.brokenSeconds
     }
+
+    mutating func addMatch(_ e: ReportedEvent, delay: Double) {
+        delays.append(delay)
+        if e.type == .enter { matchedEnter += 1 } else { matchedExit += 1 }
+    }
+    mutating func addTruth(_ e: ReportedEvent) { if e.type == .enter { truthEnter += 1 } else { truthExit += 1 } }
+    mutating func addDetected(_ e: ReportedEvent) { if e.type == .enter { detectedEnter += 1 } else { detectedExit += 1 } }
 
     static func ratio(_ a: Int, _ b: Int) -> Double? { b == 0 ? nil : Double(a) / Double(b) }
     /// Matched ÷ ground-truth `enter` events, in [0, 1]; nil when there are none.
@@ -111,6 +172,9 @@ public struct SimulationCounts: Sendable {
             ("hours", .number((seconds / 36).rounded() / 100)),
         ])
     }
+
+    /// Matched enter and exit events ÷ ground-truth enter and exit events; nil when there are none.
+    public var recall: Double? { Self.ratio(matchedEnter + matchedExit, truthEnter + truthExit) }
 }
 
 /// Replays each device's fixes through a rotation strategy and an OS model, and compares
@@ -134,6 +198,47 @@ public struct Simulator: Sendable {
     /// Events are matched to ground truth of the same device, fence and type within this
     /// window, in seconds either side; default 900 (15 minutes).
     public var matchWindow = 900.0
+    /// The strategies' parameters; default ``StrategyTuning/init()``.
+    public var tuning = StrategyTuning()
+
+    /// The planner settings of this simulator's OS model and tuning.
+    public func settings(clusters: Bool) -> Planner.Settings {
+        var s = Planner.Settings(slots: os.slots, minRadius: os.minRadius, maxRadius: os.maxRadius, clusters: clusters, exitDistance: os.exitDistance)
+        s.delay = os.delay
+        s.speedCap = tuning.speedCap
+        s.acceleration = tuning.acceleration
+        if let h = tuning.horizon { s.horizon = h } else { s.adaptiveHorizon = true }
+        s.triggerRadius = tuning.triggerRadius
+        s.centreRadius = tuning.centreRadius
+        return s
+    }
+
+    /// The app's estimate of the device's motion at fix `i` of `fixes` (docs/rotation.md#speed):
+    /// over the last (up to) 5 segments ending at it with time between their fixes, the speed is
+    /// the largest segment speed, the observation interval the median segment time (the upper
+    /// one of an even count), the heading the initial azimuth of the last segment longer than
+    /// 10 m. No such segment (the first fix): ``Planner/Motion/still``, and `known` false.
+    public static func motion(_ fixes: [Fix], at i: Int) -> Planner.Motion { motionEstimate(fixes, at: i).motion }
+
+    /// ``motion(_:at:)`` and whether it rests on at least one segment with time.
+    static func motionEstimate(_ fixes: [Fix], at i: Int) -> (motion: Planner.Motion, known: Bool) {
+        var speed = 0.0, times: [Double] = [], heading: Double? = nil
+        var j = i
+        while j > 0, times.count < 5 {
+            let a = fixes[j - 1], b = fixes[j]
+            let dt = b.time - a.time
+            if dt > 0 {
+                let g = Geodesic.wgs84.inverse(lat1: a.lat, lon1: a.lon, lat2: b.lat, lon2: b.lon)
+                speed = max(speed, g.distance / dt)
+                times.append(dt)
+                if heading == nil, g.distance > 10 { heading = g.azimuth1 }
+            }
+            j -= 1
+        }
+        guard !times.isEmpty else { return (.still, false) }
+        times.sort()
+        return (Planner.Motion(speed: speed, interval: times[times.count / 2], heading: heading), true)
+    }
 
     /// A simulator; `circles` must have one entry per fence of `compiled`.
     public init(compiled: CompiledFences, circles: [OSCircle], os: OSModel) {
@@ -172,16 +277,24 @@ public struct Simulator: Sendable {
                     detected out: inout [ReportedEvent], plans: inout [(time: Double, regions: [Region])]) -> SimulationCounts {
         var counts = SimulationCounts()
         guard let first = fixes.first else { return counts }
-        let planner = Planner(index: compiled.index, circles: circles,
-                              settings: .init(slots: os.slots, minRadius: os.minRadius, maxRadius: os.maxRadius, clusters: clusters, exitDistance: os.exitDistance),
-                              strategy: strategy)
+        let planner = Planner(index: compiled.index, circles: circles, settings: settings(clusters: clusters), strategy: strategy)
+        // The speed class of each fix: that of the segment ending at it (the first fix: the first segment's).
+        var fixClass = [SpeedClass](repeating: .walking, count: fixes.count)
+        var segmentMetres = [Double](repeating: 0, count: fixes.count)
+        for i in fixes.indices.dropFirst() {
+            let a = fixes[i - 1], b = fixes[i]
+            segmentMetres[i] = Geodesic.wgs84.distance(lat1: a.lat, lon1: a.lon, lat2: b.lat, lon2: b.lon)
+            fixClass[i] = SpeedClass(metres: segmentMetres[i], seconds: b.time - a.time)
+        }
+        if fixes.count > 1 { fixClass[0] = fixClass[1] }
+        var classes = Array(repeating: SimulationCounts(), count: SpeedClass.allCases.count)
+        var current = 0                      // index of the fix being replayed
         let requestsState = strategy == .guaranteed
         var registered: [Registered] = []
         var pending: [Pending] = []
         var appInside = Set<Int32>()        // fences the app believes it is inside
         var polygonWatch = Set<Int32>()      // polygons whose enclosing circle the OS says we are in
         var detected: [ReportedEvent] = []
-        var brokenSince: Double? = nil
         let index = compiled.index
 
         func report(_ fence: Int32, _ type: EventType, _ t: Double) {
@@ -199,14 +312,19 @@ public struct Simulator: Sendable {
             Geodesic.wgs84.distance(lat1: r.lat, lon1: r.lon, lat2: f.lat, lon2: f.lon) <= effectiveRadius(r)
         }
 
+        var brokenNow = false
         func replan(_ f: Fix, initial: Bool) {
-            let plan = planner.plan(lat: f.lat, lon: f.lon, accuracy: f.accuracy)
+            // Every strategy gets the estimate: the guaranteed one plans with it, the baselines'
+            // plans are judged by it (broken when their refresh region exceeds the safe radius).
+            let motion = Self.motion(fixes, at: current)
+            let plan = planner.plan(lat: f.lat, lon: f.lon, accuracy: f.accuracy, motion: motion)
             let new = plan.regions(circles: circles)
             plans.append((f.time, new))
             let diff = PlanDiff(from: registered.map(\.region), to: new)
-            counts.registrations += diff.adds.count
-            counts.removals += diff.removes.count
-            if !initial { counts.replans += 1 }
+            let c = fixClass[current].rawValue
+            counts.registrations += diff.adds.count; classes[c].registrations += diff.adds.count
+            counts.removals += diff.removes.count; classes[c].removals += diff.removes.count
+            if !initial { counts.replans += 1; classes[c].replans += 1 }
             let removed = Set(diff.removes)
             registered.removeAll { removed.contains($0.region) }
             pending.removeAll { removed.contains($0.region) }
@@ -216,18 +334,30 @@ public struct Simulator: Sendable {
                 registered.append(Registered(region: r, inside: inside))
                 guard case .fence(let s) = r.kind else { continue }
                 if inside, requestsState || initial {
-                    if refined(s) { polygonWatch.insert(s) } else { report(s, .enter, f.time) }
+                    // A refined fence: the app, awake with this fix, tests the true shape at once and
+                    // keeps testing it at every fix while the OS says it is inside the region.
+                    if refined(s) {
+                        polygonWatch.insert(s)
+                        if index.contains(s, lat: f.lat, lon: f.lon) { report(s, .enter, f.time) }
+                    } else { report(s, .enter, f.time) }
                 } else if !inside, appInside.contains(s), !refined(s) {
                     // The app believed it was inside a fence it had stopped watching: asking the
                     // state reveals the exit (late); without asking, the exit is lost.
                     if requestsState { report(s, .exit, f.time) } else { appInside.remove(s) }
                 }
             }
+            if requestsState {
+                // A fence the app believes it is inside whose region the plan drops: the app, awake
+                // with this fix, tests the fence itself and reports the exit it would otherwise lose.
+                for r in diff.removes {
+                    guard case .fence(let s) = r.kind, appInside.contains(s) else { continue }
+                    if !index.contains(s, lat: f.lat, lon: f.lon) { report(s, .exit, f.time) }
+                }
+            }
             // Polygons no longer registered cannot be refined any more.
             let still = Set(registered.compactMap { r -> Int32? in if case .fence(let s) = r.region.kind { return s }; return nil })
             polygonWatch = polygonWatch.filter { still.contains($0) }
-            if plan.guaranteeBroken { if brokenSince == nil { brokenSince = f.time } }
-            else if let b = brokenSince { counts.brokenSeconds += f.time - b; brokenSince = nil }
+            brokenNow = plan.guaranteeBroken
         }
 
         /// Delivers pending OS events due by `time`; returns whether one of them asks for a re-plan.
@@ -251,10 +381,15 @@ public struct Simulator: Sendable {
         }
 
         replan(first, initial: true)
-        var previous = first
-        for f in fixes {
-            counts.metres += Geodesic.wgs84.distance(lat1: previous.lat, lon1: previous.lon, lat2: f.lat, lon2: f.lon)
-            previous = f
+        var motionKnown = strategy != .guaranteed
+        for (i, f) in fixes.enumerated() {
+            current = i
+            if i > 0 {
+                let dt = f.time - fixes[i - 1].time, c = fixClass[i].rawValue
+                counts.metres += segmentMetres[i]; classes[c].metres += segmentMetres[i]
+                classes[c].seconds += dt
+                if brokenNow { counts.brokenSeconds += dt; classes[c].brokenSeconds += dt }
+            }
             // 1. Deliver OS events due by now, in time order.
             var needReplan = deliver(upTo: f.time)
             // 2. The OS observes the position.
@@ -278,6 +413,9 @@ public struct Simulator: Sendable {
                 }
             }
             if os.delay == 0 { needReplan = deliver(upTo: f.time) || needReplan }   // ideal OS: at once
+            // The guaranteed app planned its first fix without a speed: it stays awake for the next
+            // fix that gives one, and plans again there.
+            if strategy == .guaranteed, !motionKnown, Self.motionEstimate(fixes, at: i).known { motionKnown = true; needReplan = true }
             // 3. The app, awake inside the OS region of a refined fence, tests the true shape.
             for s in polygonWatch.sorted() {
                 let inside = index.contains(s, lat: f.lat, lon: f.lon)
@@ -285,15 +423,28 @@ public struct Simulator: Sendable {
             }
             if needReplan { replan(f, initial: false) }
         }
-        if let b = brokenSince { counts.brokenSeconds += fixes.last!.time - b }
+        // The device does not vanish with the log's last fix: OS events already due are delivered
+        // (a re-plan they ask for has no fix to plan at and is dropped).
+        _ = deliver(upTo: .infinity)
         counts.seconds = fixes.last!.time - first.time
-        match(truth: truth, detected: detected, counts: &counts)
+        // Events by the class of the fix at their time (the last fix at or before it).
+        func classOf(_ t: Double) -> Int {
+            var lo = 0, hi = fixes.count - 1
+            while lo < hi { let m = (lo + hi + 1) / 2; if fixes[m].time <= t { lo = m } else { hi = m - 1 } }
+            return fixClass[lo].rawValue
+        }
+        match(truth: truth, detected: detected, counts: &counts) { classes[classOf($0.time)].addMatch($0, delay: $1) }
+        for e in truth where e.type != .dwell { classes[classOf(e.time)].addTruth(e) }
+        for e in detected { classes[classOf(e.time)].addDetected(e) }
+        counts.classes = classes
         out += detected
         return counts
     }
 
-    /// Greedy matching per (fence, type) in time order within `matchWindow`.
-    func match(truth: [ReportedEvent], detected: [ReportedEvent], counts: inout SimulationCounts) {
+    /// Greedy matching per (fence, type) in time order within `matchWindow`; `matched` is called
+    /// with every matched ground-truth event and its delay.
+    func match(truth: [ReportedEvent], detected: [ReportedEvent], counts: inout SimulationCounts,
+               matched: (ReportedEvent, Double) -> Void = { _, _ in }) {
         struct Key: Hashable { var fence: Int32; var type: EventType }
         var t: [Key: [Double]] = [:], d: [Key: [Double]] = [:]
         for e in truth where e.type != .dwell { t[Key(fence: e.fence, type: e.type), default: []].append(e.time) }
@@ -307,6 +458,7 @@ public struct Simulator: Sendable {
             for tt in times {
                 if let j = cands.firstIndex(where: { abs($0 - tt) <= matchWindow }) {
                     counts.delays.append(cands[j] - tt)
+                    matched(ReportedEvent(device: 0, fence: key.fence, type: key.type, time: tt), cands[j] - tt)
                     cands.remove(at: j)
                     if key.type == .enter { counts.matchedEnter += 1 } else { counts.matchedExit += 1 }
                 }

@@ -5,13 +5,19 @@ enum SimulateCommand {
     static let spec = CommandSpec(
         name: "simulate",
         summary: "Replay traces through the nearest-K rotation and an OS model; compare with full evaluation.",
-        usage: "--fences <file> ... --log <file> ... [--strategy guaranteed|centre|trigger|all] [--slots 20] [--min-radius M] [--max-radius M] [--delay S] [--exit-distance M] [-o REPORT.json] [--events OUT]",
+        usage: "--fences <file> ... --log <file> ... [--strategy guaranteed|centre|trigger|all] [--slots 20] [--min-radius M] [--max-radius M] [--delay S] [--exit-distance M] [--horizon M|inf] [--speed-cap V] [--acceleration A] [--trigger-radius M] [--centre-radius M] [--sweep CHART.svg] [-o REPORT.json] [--events OUT]",
         options: [
             .value("--fences", "-f", name: "file", repeatable: true, help: "GeoJSON FeatureCollection or CSV (id,lat,lon,radius,...)."),
             .value("--log", "-l", name: "file", repeatable: true, help: "Location log (CSV, NDJSON, GPX, optionally .gz)."),
             .value("--strategy", name: "name", help: "guaranteed (ours), centre, trigger, or all (default all)."),
         ] + osModelOptions + [
             .flag("--no-clusters", help: "Guaranteed strategy: never cover dense clusters with one region (to measure what clusters save)."),
+            .value("--horizon", name: "metres", help: "Guaranteed: the refresh radius aimed for; the fewest nearest fences that allow it are monitored (default: adaptive to the fence density; 'inf' fills every slot)."),
+            .value("--speed-cap", name: "m/s", help: "Guaranteed: the largest speed believed (default 300; 0 plans for an instant OS)."),
+            .value("--acceleration", name: "m/s²", help: "Guaranteed: the largest sustained acceleration believed (default 0.2; 0: the speed holds until the next plan)."),
+            .value("--trigger-radius", name: "metres", help: "trigger baseline: movement trigger radius (default 1000)."),
+            .value("--centre-radius", name: "metres", help: "centre baseline: refresh radius (default 2500)."),
+            .value("--sweep", name: "chart.svg", help: "Also sweep each strategy's parameter; print recall vs registrations/km and write the Pareto chart here."),
             .value("--output", "-o", name: "file", help: "Write the JSON report here."),
             .value("--events", name: "file", help: "Write every strategy's reported events (NDJSON, with a \"strategy\" field)."),
             .value("--threads", "-j", name: "n", help: "Worker threads (default: all cores)."),
@@ -47,12 +53,26 @@ enum SimulateCommand {
             let reader = try LogReader(path: path, options: options, devices: devices)
             fixes += try reader.readAll()
         }
+        let tuning = try strategyTuning(args)
+        let sweepPath = args.value("--sweep")
+        if let p = sweepPath, !p.hasSuffix(".svg") { throw CommandError.usage("geofence simulate: --sweep wants an .svg path, got '\(p)'") }
+        let prepared = Simulator.prepare(compiled: compiled, fixes: fixes, devices: devices.count, threads: threads)
         let report = Simulator.simulate(compiled: compiled, circles: circles, os: os, strategies: strategies,
-                                        clusters: !args.flag("--no-clusters"), fixes: fixes, deviceNames: devices.names, threads: threads)
+                                        clusters: !args.flag("--no-clusters"), prepared: prepared, deviceNames: devices.names,
+                                        threads: threads, tuning: tuning)
         var header = "geofence simulate: \(fixes.count) fixes, \(devices.count) devices, \(fences.count) fences; OS: \(os.slots) slots, min radius \(Int(os.minRadius)) m, max radius \(Int(os.maxRadius)) m, delay \(Int(os.delay)) s, exit distance \(Int(os.exitDistance)) m\n"
         header += report.table
+        var json = report.json
+        if let chart = sweepPath {
+            let sweep = Sweep.run(compiled: compiled, circles: circles, os: os, clusters: !args.flag("--no-clusters"), prepared: prepared,
+                                  deviceNames: devices.names, threads: threads)
+            header += "\nsweep (recall = matched enter and exit / ground truth):\n" + sweep.table
+            let title = "\(logs.map { ($0 as NSString).lastPathComponent }.joined(separator: ", ")): \(devices.count) devices, \(fences.count) fences; OS \(os.slots) slots, delay \(Int(os.delay)) s, exit \(Int(os.exitDistance)) m, min radius \(Int(os.minRadius)) m"
+            try AtomicFile.write(sweep.svg(title: title), to: chart)
+            if case .object(var o) = json { o.append(("sweep", sweep.json)); json = .object(o) }
+        }
         try Console.out(header)
-        if let o = args.value("--output") { try AtomicFile.write(JSONWriter.string(report.json) + "\n", to: o) }
+        if let o = args.value("--output") { try AtomicFile.write(JSONWriter.string(json) + "\n", to: o) }
         if let e = args.value("--events") {
             var text = ""
             for s in report.strategies {
@@ -78,6 +98,21 @@ let osModelOptions: [OptionSpec] = [
     .value("--delay", name: "seconds", help: "OS event delivery delay (default 20)."),
     .value("--exit-distance", name: "metres", help: "How far past the edge the OS reports an exit (default 100)."),
 ]
+
+/// The strategies' parameters of `simulate`'s options (`--horizon`, `--speed-cap`,
+/// `--trigger-radius`, `--centre-radius`).
+func strategyTuning(_ args: Arguments) throws -> StrategyTuning {
+    var t = StrategyTuning()
+    if let h = args.value("--horizon") {
+        if h == "inf" { t.horizon = .infinity }
+        else { t.horizon = try args.double("--horizon", min: 0) }
+    }
+    t.speedCap = try args.double("--speed-cap", default: t.speedCap, min: 0)!
+    t.acceleration = try args.double("--acceleration", default: t.acceleration, min: 0, max: 100)!
+    t.triggerRadius = try args.double("--trigger-radius", default: t.triggerRadius, min: 100)!
+    t.centreRadius = try args.double("--centre-radius", default: t.centreRadius, min: 600)!
+    return t
+}
 
 /// The OS model of the options in `osModelOptions`.
 func osModel(_ args: Arguments) throws -> OSModel {

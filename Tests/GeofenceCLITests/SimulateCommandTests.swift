@@ -26,8 +26,36 @@ final class SimulateCommandTests: XCTestCase {
         let r = try CLI.run(["simulate"] + fences + ["--log", CLI.data("virginia_beach_ais.csv"), "--strategy", "guaranteed",
                                                     "--delay", "0", "--exit-distance", "0", "--min-radius", "0"])
         XCTAssertEqual(r.status, 0, r.stderr)
-        XCTAssertTrue(r.stdout.contains("recall enter                 1.000\n"), r.stdout)
-        XCTAssertTrue(r.stdout.contains("recall exit                  1.000\n"), r.stdout)
+        let lines = r.stdout.split(separator: "\n").map(String.init)
+        for row in ["recall enter ", "recall exit "] {
+            XCTAssertTrue(lines.contains { $0.hasPrefix(row) && $0.hasSuffix(" 1.000") }, r.stdout)
+        }
+    }
+
+    func testSweepWritesTheParetoChart() throws {
+        let chart = CLI.tempPath("pareto.svg"), report = CLI.tempPath("sweep.json")
+        defer { for f in [chart, report] { try? FileManager.default.removeItem(atPath: f) } }
+        let r = try CLI.run(["simulate", "--fences", CLI.data("cities_istria.csv"), "--log", CLI.data("gpx/around-visnjan-with-car.gpx"),
+                             "--sweep", chart, "-o", report])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stdout.contains("\nsweep (recall = matched enter and exit / ground truth):\n"), r.stdout)
+        XCTAssertTrue(r.stdout.contains("guaranteed  adaptive"), r.stdout)
+        XCTAssertTrue(r.stdout.contains("trigger     radius 250 m"), r.stdout)
+        XCTAssertTrue(r.stdout.contains("baseline configurations with higher recall and fewer registrations/km than one of ours: none"), r.stdout)
+        XCTAssertTrue(try String(contentsOfFile: chart, encoding: .utf8).contains("registrations per km"))
+        let json = try String(contentsOfFile: report, encoding: .utf8)
+        XCTAssertTrue(json.contains("\"sweep\":{\"points\":[{\"strategy\":\"guaranteed\",\"parameter\":\"adaptive\""), json)
+        XCTAssertTrue(json.contains("\"speed_classes\":[{\"class\":\"walking\""), json)
+    }
+
+    func testBadTuningOptionsAreUsageErrors() throws {
+        let base = ["simulate", "--fences", CLI.data("cities_istria.csv"), "--log", CLI.data("gpx/around-visnjan-with-car.gpx")]
+        for bad in [["--sweep", CLI.tempPath("chart.png")], ["--horizon", "far"], ["--horizon", "-5"], ["--speed-cap", "-1"],
+                    ["--acceleration", "x"], ["--trigger-radius", "50"], ["--centre-radius", "100"]] {
+            let r = try CLI.run(base + bad)
+            XCTAssertEqual(r.status, 64, "\(bad): \(r.stderr)")
+            XCTAssertTrue(r.stderr.contains("error"), r.stderr)
+        }
     }
 
     func testRenderWritesSVG() throws {

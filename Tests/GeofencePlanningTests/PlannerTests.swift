@@ -121,6 +121,168 @@ final class PlannerTests: XCTestCase {
         XCTAssertEqual(index.identifier(of: ours.fences[0]), "big")
     }
 
+    /// Random circles near Paris and a brute-force ranking of them from a point.
+    func parisFixture(count: Int = 1500, seed: UInt64 = 11) throws -> (FenceIndex, [OSCircle], [(String, Double, Double, Double)]) {
+        var circles: [(String, Double, Double, Double)] = []
+        var g = SeededGenerator(seed: seed)
+        for k in 0..<count {
+            circles.append(("f\(k)", 48.0 + Double.random(in: 0..<2, using: &g), 1.5 + Double.random(in: 0..<2, using: &g),
+                            50 + Double.random(in: 0..<1500, using: &g)))
+        }
+        let (index, os) = try make(circles)
+        return (index, os, circles)
+    }
+
+    func ranked(_ circles: [(String, Double, Double, Double)], _ os: [OSCircle], _ lat: Double, _ lon: Double) -> [(String, Double)] {
+        os.indices.map { (circles[$0].0, boundaryDistance(os[$0], lat, lon)) }
+            .sorted { $0.1 != $1.1 ? $0.1 < $1.1 : $0.0.utf8.lexicographicallyPrecedes($1.0.utf8) }
+    }
+
+    func testSpeedShrinksTheRefreshRegionByWhatTheDeviceCoversDuringTheDelay() throws {
+        let (index, os, circles) = try parisFixture()
+        var settings = Planner.Settings(slots: 20, minRadius: 100, exitDistance: 100)
+        settings.delay = 20
+        let planner = Planner(index: index, circles: os, settings: settings, strategy: .guaranteed)
+        var g = SeededGenerator(seed: 5)
+        var checked = 0
+        for _ in 0..<40 {
+            let lat = 48.5 + Double.random(in: 0..<1, using: &g), lon = 2.0 + Double.random(in: 0..<1, using: &g)
+            let motion = Planner.Motion(speed: Double.random(in: 0..<120, using: &g), interval: Double.random(in: 1..<30, using: &g))
+            let plan = planner.plan(lat: lat, lon: lon, motion: motion)
+            let brute = ranked(circles, os, lat, lon)
+            XCTAssertEqual(plan.fences.map { index.identifier(of: $0) }, brute.prefix(19).map(\.0))
+            let reach = 100 + motion.speed * (20 + motion.interval)
+            XCTAssertEqual(planner.reach(for: motion), reach, accuracy: 1e-9)
+            guard brute[19].1 - reach >= 100, plan.clusters.isEmpty else { XCTAssertTrue(plan.guaranteeBroken || !plan.clusters.isEmpty); continue }
+            checked += 1
+            XCTAssertFalse(plan.guaranteeBroken, plan.broken.joined())
+            XCTAssertEqual(plan.refresh!.radius, min(brute[19].1 - reach, 100_000), accuracy: 0.001)
+            // The guarantee: leaving the refresh region (noticed e past its edge) and moving on at
+            // the speed for delay + interval never reaches an unmonitored fence.
+            let monitored = Set(plan.fences.map { index.identifier(of: $0) })
+            for (id, d) in brute where !monitored.contains(id) {
+                XCTAssertGreaterThanOrEqual(d + 1e-6, plan.refresh!.radius + reach)
+            }
+        }
+        XCTAssertGreaterThan(checked, 20)
+        // Standing still under the same OS: the instant-OS radius less the exit distance.
+        let still = planner.plan(lat: 48.9, lon: 2.4)
+        let brute = ranked(circles, os, 48.9, 2.4)
+        if brute[19].1 - 100 >= 100 { XCTAssertEqual(still.refresh!.radius, brute[19].1 - 100, accuracy: 0.001) }
+    }
+
+    func testSafeRadiusIsTheLargestThatAnAcceleratingDeviceCannotOvershoot() throws {
+        let (index, os) = try make([("a", 0, 0, 10)])
+        var g = SeededGenerator(seed: 9)
+        for _ in 0..<500 {
+            var settings = Planner.Settings(slots: 20, minRadius: 100, exitDistance: Double.random(in: 0..<200, using: &g))
+            settings.delay = Double.random(in: 1..<60, using: &g)
+            settings.acceleration = [0, 0.05, 0.2, 1, 3][Int.random(in: 0..<5, using: &g)]
+            settings.speedCap = [50, 300][Int.random(in: 0..<2, using: &g)]
+            let planner = Planner(index: index, circles: os, settings: settings, strategy: .guaranteed)
+            let motion = Planner.Motion(speed: Double.random(in: 0..<100, using: &g), interval: Double.random(in: 0..<120, using: &g))
+            let coverage = Double.random(in: 0..<200_000, using: &g)
+            let r = planner.safeRadius(coverage: coverage, motion: motion)
+            // Independently: the distance from the plan position reached by the time the new plan is
+            // in place, for a device noticed at x = r + e at the worst speed the model allows there,
+            // kept for the reaction time.
+            let a = settings.acceleration, t = settings.delay + motion.interval, v0 = min(motion.speed, settings.speedCap)
+            func worst(_ x: Double) -> Double {
+                let u = min(settings.speedCap, (v0 * v0 + 2 * a * max(x, 0)).squareRoot())
+                return x + u * t
+            }
+            let x = r + settings.exitDistance
+            if x >= 0 {
+                XCTAssertLessThanOrEqual(worst(x), coverage + 1e-6 * max(1, coverage), "coverage \(coverage) motion \(motion) a \(a)")
+            }
+            if a == 0 { XCTAssertEqual(r, coverage - settings.exitDistance - v0 * t, accuracy: 1e-6) }
+            // Tight when the cap is not reached: a little more would overshoot.
+            if x > 1, (v0 * v0 + 2 * a * x).squareRoot() < settings.speedCap * 0.99 {
+                XCTAssertGreaterThan(worst(x + 1), coverage - 1e-6 * max(1, coverage))
+            }
+        }
+    }
+
+    func testHorizonMonitorsTheFewestNearestFencesThatAllowIt() throws {
+        let (index, os, circles) = try parisFixture()
+        var settings = Planner.Settings(slots: 20, minRadius: 100, exitDistance: 100)
+        settings.delay = 20
+        settings.horizon = 2_000
+        let planner = Planner(index: index, circles: os, settings: settings, strategy: .guaranteed)
+        var g = SeededGenerator(seed: 6)
+        for _ in 0..<40 {
+            let lat = 48.5 + Double.random(in: 0..<1, using: &g), lon = 2.0 + Double.random(in: 0..<1, using: &g)
+            let motion = Planner.Motion(speed: Double.random(in: 0..<40, using: &g), interval: 10)
+            let plan = planner.plan(lat: lat, lon: lon, motion: motion)
+            guard plan.clusters.isEmpty, !plan.guaranteeBroken else { continue }
+            let brute = ranked(circles, os, lat, lon)
+            let reach = 100 + motion.speed * 30
+            let inside = brute.prefix { $0.1 == 0 }.count
+            // Brute force: the smallest n >= inside whose (n+1)-th fence allows a 2 km refresh radius.
+            var n = inside
+            while n < 19, brute[n].1 - reach < 2_000 { n += 1 }
+            XCTAssertEqual(plan.fences.map { index.identifier(of: $0) }, brute.prefix(n).map(\.0))
+            XCTAssertEqual(plan.coverage, brute[n].1, accuracy: 0.001)
+            if n < 19 { XCTAssertGreaterThanOrEqual(plan.refresh!.radius, 2_000 - 1e-6) }
+        }
+    }
+
+    func testWhereTheSlotsCannotHoldTheGuaranteeFencesAheadComeFirst() throws {
+        // 60 small fences on a ring 2-4 km around the device; at 250 m/s with a 20 s delay no
+        // 19 of them leave room for a refresh region: the plan says so and keeps those ahead.
+        var circles: [(String, Double, Double, Double)] = []
+        for k in 0..<60 {
+            let (la, lo) = at(30, -90, Double(k) * 6, 2000 + Double(k % 5) * 500)
+            circles.append(("r\(k)", la, lo, 50))
+        }
+        let (index, os) = try make(circles)
+        var settings = Planner.Settings(slots: 20, minRadius: 100, exitDistance: 100)
+        settings.delay = 20
+        let planner = Planner(index: index, circles: os, settings: settings, strategy: .guaranteed)
+        let plan = planner.plan(lat: 30, lon: -90, motion: .init(speed: 250, interval: 5, heading: 90))
+        XCTAssertTrue(plan.guaranteeBroken)
+        XCTAssertTrue(plan.broken[0].hasPrefix("at 250.0 m/s the device covers up to"), plan.broken[0])
+        XCTAssertEqual(plan.fences.count, 19)
+        // Brute force of the documented rule, among the 57 nearest: time to reach = distance / max(cos θ, 1/4).
+        let nearest = Set(ranked(circles, os, 30, -90).prefix(57).map(\.0))
+        let scored = os.indices.filter { nearest.contains(circles[$0].0) }.map { i -> (String, Double) in
+            // The bearing on the sphere, from the spherical triangle's formula.
+            let p1 = 30.0 * .pi / 180, p2 = os[i].lat * .pi / 180, dl = (os[i].lon + 90) * .pi / 180
+            let bearing = atan2(sin(dl) * cos(p2), cos(p1) * sin(p2) - sin(p1) * cos(p2) * cos(dl)) * 180 / .pi
+            return (circles[i].0, boundaryDistance(os[i], 30, -90) / max(cos((bearing - 90) * .pi / 180), 0.25))
+        }.sorted { $0.1 < $1.1 }
+        XCTAssertEqual(Set(plan.fences.map { index.identifier(of: $0) }), Set(scored.prefix(19).map(\.0)))
+        for s in plan.fences {
+            let inv = Geodesic.wgs84.inverse(lat1: 30, lon1: -90, lat2: os[Int(s)].lat, lon2: os[Int(s)].lon)
+            XCTAssertLessThan(abs(inv.azimuth1 - 90), 90, "\(index.identifier(of: s)) is not ahead")
+        }
+        XCTAssertEqual(plan.refresh!.radius, 100, "clamped to the OS minimum, re-planned at once")
+        // Without a heading: nearest first, as at rest.
+        let noHeading = planner.plan(lat: 30, lon: -90, motion: .init(speed: 250, interval: 5))
+        XCTAssertEqual(noHeading.fences, Array(index.nearest(19, lat: 30, lon: -90).map(\.slot)))
+    }
+
+    func testBaselinesAreJudgedByTheSameGuarantee() throws {
+        // 20 fences 5 km away: the trigger's 1000 m region is safe at rest, not at 250 m/s.
+        let circles = (0..<20).map { k -> (String, Double, Double, Double) in
+            let (la, lo) = at(-20, 30, Double(k) * 18, 5100)
+            return ("t\(k)", la, lo, 100)
+        }
+        let (index, os) = try make(circles)
+        var settings = Planner.Settings(slots: 20, minRadius: 100, exitDistance: 100)
+        settings.delay = 20
+        for strategy in [Planner.Strategy.trigger, .centre] {
+            let planner = Planner(index: index, circles: os, settings: settings, strategy: strategy)
+            let rest = planner.plan(lat: -20, lon: 30, motion: .init(speed: 0, interval: 10))
+            let fast = planner.plan(lat: -20, lon: 30, motion: .init(speed: 250, interval: 10))
+            XCTAssertEqual(rest.fences, fast.fences, "the motion does not change what a baseline monitors")
+            XCTAssertEqual(rest.refresh, fast.refresh)
+            if strategy == .trigger { XCTAssertFalse(rest.guaranteeBroken, rest.broken.joined()) }
+            XCTAssertTrue(fast.guaranteeBroken)
+            XCTAssertTrue(fast.broken.contains { $0.contains("at 250.0 m/s it can be reached before a plan made on leaving the") }, fast.broken.joined())
+        }
+    }
+
     func testPlanDiff() {
         let a = Region(kind: .fence(1), lat: 0, lon: 0, radius: 10)
         let b = Region(kind: .fence(2), lat: 0, lon: 0, radius: 10)

@@ -9,6 +9,8 @@ byte-identical samples. Prints the checks quoted in data/README.md.
   data/us_counties_va_nc.geojson  the Virginia and North Carolina counties of fetched us_counties.geojson
   data/virginia_beach_ais.csv  whole tracks of the ships in AIS_SHIPS, from ais_virginia_beach.csv
   data/gpx/*.gpx               GPX_FILES copied byte for byte from gpxpy's test_files
+  data/flights_us.csv          all 25 flights (copy of fetched flights_us.csv)
+  data/cities_istria.csv       the places of fetched cities.csv within 30 km of the car trace's start
 """
 
 import csv
@@ -35,7 +37,11 @@ GPX_FILES = [
     "cerknicko-without-times.gpx",    # edge case: track points without <time> (only 5 of 296 have one)
     "first_and_last_elevation.gpx",   # defect: the last point's time goes back 1 h
     "track-with-less-sec-time.gpx",   # GPX 1.1, fractional seconds and a +01:00 offset
+    "around-visnjan-with-car.gpx",    # GPX 1.1, 104 timed points of a car around Visnjan (Istria): the road trace
 ]
+# The car trace's first point; cities_istria.csv holds the places within ISTRIA_KM of it.
+ISTRIA_START = (45.2735188510, 13.7142099626)
+ISTRIA_KM = 30
 
 
 def copy(src, dst):
@@ -122,6 +128,19 @@ def main():
     for name in GPX_FILES:
         copy(os.path.join(fetched, "gpx", name), os.path.join(out, "gpx", name))
     log(f"data/gpx/: {len(GPX_FILES)} files")
+
+    copy(os.path.join(fetched, "flights_us.csv"), os.path.join(out, "flights_us.csv"))
+    log("data/flights_us.csv: copied")
+
+    with open(os.path.join(fetched, "cities.csv"), encoding="utf-8", newline="") as f:
+        rows = list(csv.reader(f))
+    ila, ilo = rows[0].index("lat"), rows[0].index("lon")
+    near = [r for r in rows[1:] if haversine_m(ISTRIA_START[0], ISTRIA_START[1], float(r[ila]), float(r[ilo])) <= ISTRIA_KM * 1000]
+    with AtomicWriter(os.path.join(out, "cities_istria.csv")) as f:
+        w = csv.writer(f, lineterminator="\n")
+        w.writerow(rows[0])
+        w.writerows(near)
+    log(f"data/cities_istria.csv: {len(near)} places within {ISTRIA_KM} km of the car trace's start")
 
 
 if __name__ == "__main__":

@@ -152,4 +152,36 @@ final class GeofencerTests: XCTestCase {
             XCTAssertEqual(answer.refreshRadius!, ranked[19].1, accuracy: 1e-6)
         }
     }
+
+    /// The library page's moving-device example, checked against a brute force: the refresh
+    /// radius is the safe radius of the distance to the nearest unmonitored fence.
+    func testMovingDevicePlanOfTheLibraryPage() throws {
+        var rng = SeededGenerator(seed: 8)
+        var fences: [Fence] = []
+        for k in 0..<400 {
+            fences.append(.circle(id: "f\(k)", lat: rng.uniform(36, 38), lon: rng.uniform(-77.5, -75), radius: rng.uniform(100, 3_000)))
+        }
+        let engine = try Geofencer(fences: fences)
+        var settings = Planner.Settings(exitDistance: 100)
+        settings.delay = 20
+        settings.acceleration = 0.2
+        settings.adaptiveHorizon = true
+        let moving = try engine.planner(settings: settings)
+        let fast = moving.plan(lat: 36.85, lon: -76.30, motion: .init(speed: 250, interval: 10, heading: 90))
+        var dist: [(String, Double)] = []
+        for f in fences {
+            guard case .circle(let clat, let clon, let r) = f.shape else { continue }
+            dist.append((f.id, max(0, Geodesic.wgs84.distance(lat1: 36.85, lon1: -76.30, lat2: clat, lon2: clon) - r)))
+        }
+        let monitored = Set(fast.fences.map { moving.index.identifier(of: $0) })
+        let coverage = dist.filter { !monitored.contains($0.0) }.map(\.1).min()!
+        XCTAssertEqual(fast.coverage, coverage, accuracy: 1e-6)
+        if fast.guaranteeBroken {
+            XCTAssertEqual(fast.refresh!.radius, 100)
+        } else {
+            XCTAssertEqual(fast.refresh!.radius, min(100_000, moving.safeRadius(coverage: coverage, motion: .init(speed: 250, interval: 10))), accuracy: 1e-6)
+            // At 250 m/s for 30 s the device covers at least 7.5 km beyond the region's edge.
+            XCTAssertGreaterThanOrEqual(fast.reach, 100 + 250 * 30 - 1e-6)
+        }
+    }
 }
