@@ -337,6 +337,32 @@ public struct FenceLoader {
 
     // MARK: CSV
 
+    /// A decimal number as CSV fences write them (`12`, `-0.5`, `1e3`, `+7`); `inf` and `nan`
+    /// come back non-finite for the range checks to name. Swift's hexadecimal forms (`0x10`,
+    /// `0x1p4`) are not decimals: nil.
+    static func decimal(_ text: String) -> Double? {
+        if text.utf8.contains(where: { $0 == UInt8(ascii: "x") || $0 == UInt8(ascii: "X") || $0 == UInt8(ascii: "p") || $0 == UInt8(ascii: "P") }) {
+            return nil
+        }
+        return Double(text)
+    }
+
+    /// Whether `text` is a JSON number literal (RFC 8259), so it can be written back as it is.
+    static func isJSONNumber(_ text: Substring) -> Bool {
+        var u = Array(text.utf8)[...]
+        func digits() -> Int { let n = u.prefix { $0 >= 0x30 && $0 <= 0x39 }.count; u = u.dropFirst(n); return n }
+        if u.first == UInt8(ascii: "-") { u = u.dropFirst() }
+        guard let f = u.first else { return false }
+        if f == UInt8(ascii: "0") { u = u.dropFirst() } else if digits() == 0 { return false }
+        if u.first == UInt8(ascii: ".") { u = u.dropFirst(); if digits() == 0 { return false } }
+        if u.first == UInt8(ascii: "e") || u.first == UInt8(ascii: "E") {
+            u = u.dropFirst()
+            if u.first == UInt8(ascii: "+") || u.first == UInt8(ascii: "-") { u = u.dropFirst() }
+            if digits() == 0 { return false }
+        }
+        return u.isEmpty
+    }
+
     /// `s` without leading and trailing white space. Fields are usually
     /// clean: then `s` itself, without going through Foundation (which
     /// bridges every string to `NSString`: most of a large CSV's load time).
@@ -390,14 +416,14 @@ public struct FenceLoader {
                 let latText = FenceLoader.trimmed(f[ilat])
                 let lonText = FenceLoader.trimmed(f[ilon])
                 let radText = FenceLoader.trimmed(f[irad])
-                guard let y = Double(latText) else {
+                guard let y = FenceLoader.decimal(latText) else {
                     throw FenceProblem(.malformedGeometry, "\(projected ? "y" : "latitude") \"\(latText)\" is not a number", at: loc)
                 }
-                guard let x = Double(lonText) else {
+                guard let x = FenceLoader.decimal(lonText) else {
                     throw FenceProblem(.malformedGeometry, "\(projected ? "x" : "longitude") \"\(lonText)\" is not a number", at: loc)
                 }
                 guard !radText.isEmpty else { throw FenceProblem(.missingRadius, "radius is empty", at: loc) }
-                guard let r = Double(radText) else {
+                guard let r = FenceLoader.decimal(radText) else {
                     throw FenceProblem(.invalidRadius, "radius \"\(radText)\" is not a number", at: loc)
                 }
                 var c = [Coordinate(lon: x, lat: y)]
@@ -412,7 +438,9 @@ public struct FenceLoader {
                 }
                 var options = defaults
                 if let p = Self.readOptions(.object(props), into: &options, at: loc, fence: id) { throw p }
-                props.append(("radius", .number(radText.hasPrefix("+") ? String(radText.dropFirst()) : JSONValue.format(r))))
+                // The source's spelling when it is a JSON number (`100.50`), else the shortest text.
+                let literal = radText.hasPrefix("+") ? radText.dropFirst() : Substring(radText)
+                props.append(("radius", .number(FenceLoader.isJSONNumber(literal) ? String(literal) : JSONValue.format(r))))
                 fences.append(Fence(id: id, shape: .circle(lat: c[0].lat, lon: c[0].lon, radius: r), options: options,
                                     properties: props, source: loc))
             } catch let p as FenceProblem {

@@ -195,7 +195,11 @@ public final class FenceValidator {
     }
 }
 
+/// A distance for messages: `60 m`, `12.5 m`, `192 km`; any finite value (no integer
+/// conversion that could trap), `%.4g` beyond a billion kilometres.
 func metres(_ m: Double) -> String {
+    guard m.isFinite else { return "\(m) m" }
+    if m >= 1e12 { return String(format: "%.4g km", m / 1000) }
     if m >= 10_000 { return "\(Int((m / 1000).rounded())) km" }
     if m == m.rounded() { return "\(Int(m)) m" }
     return String(format: "%.1f m", m)

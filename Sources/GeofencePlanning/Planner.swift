@@ -134,7 +134,7 @@ public struct Planner: Sendable {
 
     func tooLarge(_ fences: [Int32]) -> [String] {
         fences.filter { circles[Int($0)].radius > settings.maxRadius }.map {
-            "fence \(index.identifier(of: $0)) needs a \(Int(circles[Int($0)].radius)) m region, over the OS maximum \(Int(settings.maxRadius)) m"
+            "fence \(index.identifier(of: $0)) needs a \(Planner.metres(circles[Int($0)].radius)) region, over the OS maximum \(Planner.metres(settings.maxRadius))"
         }
     }
 
@@ -226,14 +226,14 @@ public struct Planner: Sendable {
                 let moving = reach - settings.exitDistance
                 if moving > 0 || (settings.acceleration > 0 && reactionTime(motion) > 0) {
                     let v = speed(motion)
-                    broken.append("at \(String(format: "%.1f", v)) m/s the device covers up to \(Self.metres(reach)) before a new plan is in place (OS delay, observation interval and exit distance); the nearest unmonitored fence is \(Self.metres(coverage)) away, leaving less than the OS minimum radius \(Int(settings.minRadius)) m")
+                    broken.append("at \(String(format: "%.1f", v)) m/s the device covers up to \(Self.metres(reach)) before a new plan is in place (OS delay, observation interval and exit distance); the nearest unmonitored fence is \(Self.metres(coverage)) away, leaving less than the OS minimum radius \(Self.metres(settings.minRadius))")
                     if clusters.isEmpty, let heading = motion.heading, v > 0, inside < k - 1 {
                         (fences, coverage) = aheadFirst(lat: lat, lon: lon, heading: heading, inside: inside)
                     }
                 } else {
                     broken.append(settings.exitDistance > 0
-                        ? "the nearest unmonitored fence is \(Self.metres(coverage)) away; less the OS exit distance \(Int(settings.exitDistance)) m that is under the OS minimum radius \(Int(settings.minRadius)) m"
-                        : "the nearest unmonitored fence is \(Self.metres(coverage)) away, under the OS minimum radius \(Int(settings.minRadius)) m")
+                        ? "the nearest unmonitored fence is \(Self.metres(coverage)) away; less the OS exit distance \(Self.metres(settings.exitDistance)) that is under the OS minimum radius \(Self.metres(settings.minRadius))"
+                        : "the nearest unmonitored fence is \(Self.metres(coverage)) away, under the OS minimum radius \(Self.metres(settings.minRadius))")
                 }
                 r = settings.minRadius
             }
@@ -279,10 +279,10 @@ public struct Planner: Sendable {
     /// A baseline's plan is broken when its refresh region is larger than the safe radius: an
     /// unmonitored fence can be reached before the plan made on leaving it is in place.
     func baselineBroken(coverage: Double, radius: Double, motion: Motion, what: String) -> [String] {
-        if coverage < radius { return ["an unmonitored fence is \(Self.metres(coverage)) away, inside the \(Int(radius)) m \(what)"] }
+        if coverage < radius { return ["an unmonitored fence is \(Self.metres(coverage)) away, inside the \(Self.metres(radius)) \(what)"] }
         let safe = safeRadius(coverage: coverage, motion: motion)
         guard safe < radius else { return [] }
-        return ["an unmonitored fence is \(Self.metres(coverage)) away; at \(String(format: "%.1f", speed(motion))) m/s it can be reached before a plan made on leaving the \(Int(radius)) m \(what) is in place (safe radius \(Self.metres(max(0, safe))))"]
+        return ["an unmonitored fence is \(Self.metres(coverage)) away; at \(String(format: "%.1f", speed(motion))) m/s it can be reached before a plan made on leaving the \(Self.metres(radius)) \(what) is in place (safe radius \(Self.metres(max(0, safe))))"]
     }
 
     func planCentre(lat: Double, lon: Double, accuracy: Double, motion: Motion) -> Plan {
@@ -341,5 +341,9 @@ public struct Planner: Sendable {
         return atan2(sin(dl) * cos(p2), cos(p1) * sin(p2) - sin(p1) * cos(p2) * cos(dl)) * 180 / .pi
     }
 
-    static func metres(_ m: Double) -> String { m < 10 ? String(Int((m * 10).rounded()) / 10) + " m" : "\(Int(m.rounded())) m" }
+    /// Metres for messages, one decimal under 10 m; any value (no integer conversion that could trap).
+    static func metres(_ m: Double) -> String {
+        guard m.isFinite, m.magnitude < 1e15 else { return String(format: "%.4g m", m) }
+        return m < 10 ? String(format: "%.1f m", m) : "\(Int(m.rounded())) m"
+    }
 }

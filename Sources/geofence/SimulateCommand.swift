@@ -118,9 +118,13 @@ func strategyTuning(_ args: Arguments) throws -> StrategyTuning {
 func osModel(_ args: Arguments) throws -> OSModel {
     var os = OSModel()
     os.slots = try args.int("--slots", default: 20, min: 2, max: 100_000)!
-    os.minRadius = try args.double("--min-radius", default: os.minRadius, min: 0)!
-    os.maxRadius = try args.double("--max-radius", default: os.maxRadius, min: 1)!
-    os.delay = try args.double("--delay", default: os.delay, min: 0)!
-    os.exitDistance = try args.double("--exit-distance", default: os.exitDistance, min: 0)!
+    // Distances up to 20,000 km (half the Earth's circumference); delays up to a day.
+    os.minRadius = try args.double("--min-radius", default: os.minRadius, min: 0, max: 2e7)!
+    os.maxRadius = try args.double("--max-radius", default: os.maxRadius, min: 1, max: 2e7)!
+    os.delay = try args.double("--delay", default: os.delay, min: 0, max: 86_400)!
+    os.exitDistance = try args.double("--exit-distance", default: os.exitDistance, min: 0, max: 2e7)!
+    guard os.minRadius <= os.maxRadius else {
+        throw CommandError.usage("geofence \(args.command): '--min-radius' \(os.minRadius) is larger than '--max-radius' \(os.maxRadius)")
+    }
     return os
 }

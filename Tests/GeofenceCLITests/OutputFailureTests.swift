@@ -68,3 +68,45 @@ extension OutputFailureTests {
         XCTAssertEqual(r.stderr, "geofence validate: error: '--min-radius' 1000.0 is larger than '--max-radius' 10.0\n")
     }
 }
+
+/// Numbers from outside that used to trap (integer conversions) or read wrongly.
+final class UntrustedNumberTests: XCTestCase {
+    func fenceFile(_ text: String) throws -> String {
+        let p = CLI.tempPath("fences.csv")
+        try text.write(toFile: p, atomically: true, encoding: .utf8)
+        return p
+    }
+
+    func testHugeRadiiAreReportedNotTrapped() throws {
+        let f = try fenceFile("id,lat,lon,radius\nhuge,10,10,1e22\n")
+        defer { try? FileManager.default.removeItem(atPath: f) }
+        let v = try CLI.run(["validate", "--fences", f])
+        XCTAssertEqual(v.status, 0, v.stderr)
+        XCTAssertTrue(v.stdout.contains("radius 1e+19 km is over the platform maximum 100 km"), v.stdout)
+        let log = CLI.tempPath("log.csv")
+        defer { try? FileManager.default.removeItem(atPath: log) }
+        try "device,time,lat,lon\nd,1700000000,10,10\nd,1700000060,10.01,10\n".write(toFile: log, atomically: true, encoding: .utf8)
+        let s = try CLI.run(["simulate", "--fences", f, "--log", log])
+        XCTAssertEqual(s.status, 0, s.stderr)
+        let r = try CLI.run(["simulate", "--fences", f, "--log", log, "--max-radius", "1e300"])
+        XCTAssertEqual(r.status, 64, r.stderr)
+    }
+
+    func testHexadecimalRadiiAreNotNumbers() throws {
+        let f = try fenceFile("id,lat,lon,radius\na,10,10,0x10\n")
+        defer { try? FileManager.default.removeItem(atPath: f) }
+        let v = try CLI.run(["validate", "--fences", f])
+        XCTAssertEqual(v.status, 65)
+        XCTAssertTrue(v.stdout.contains("radius \"0x10\" is not a number"), v.stdout)
+    }
+
+    func testSignedRadiiAreWrittenBackAsJSONNumbers() throws {
+        let f = try fenceFile("id,lat,lon,radius\na,10,10,+.5e3\nb,10,10,+100.50\n")
+        defer { try? FileManager.default.removeItem(atPath: f) }
+        let r = try CLI.run(["subset", "--fences", f, "--near", "10,10", "--radius", "10"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stdout.contains("\"radius\":500"), r.stdout)
+        XCTAssertTrue(r.stdout.contains("\"radius\":100.50"), r.stdout)
+        XCTAssertNotNil(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)))
+    }
+}
