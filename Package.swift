@@ -55,14 +55,15 @@ let package = Package(
         // The library example of docs/library.md (built and compared with the CLI by the tests).
         .executableTarget(name: "geofence-example", dependencies: ["GeofenceKit"], path: "docs/examples/QuickStart"),
         // libFuzzer targets, one per reader of untrusted bytes (Fuzz/README.md; `make fuzz`).
-        .executableTarget(name: "fuzz-fences-geojson", dependencies: ["GeofenceKit", "CSystem"], path: "Fuzz/fences-geojson"),
-        .executableTarget(name: "fuzz-fences-csv", dependencies: ["GeofenceKit", "CSystem"], path: "Fuzz/fences-csv"),
-        .executableTarget(name: "fuzz-log-csv", dependencies: ["GeofenceKit", "CSystem"], path: "Fuzz/log-csv"),
-        .executableTarget(name: "fuzz-log-ndjson", dependencies: ["GeofenceKit", "CSystem"], path: "Fuzz/log-ndjson"),
-        .executableTarget(name: "fuzz-log-gpx", dependencies: ["GeofenceKit", "CSystem"], path: "Fuzz/log-gpx"),
-        .executableTarget(name: "fuzz-log-time", dependencies: ["GeofenceKit", "CSystem"], path: "Fuzz/log-time"),
-        .executableTarget(name: "fuzz-log-gzip", dependencies: ["GeofenceKit", "CSystem"], path: "Fuzz/log-gzip"),
-        .executableTarget(name: "fuzz-state-file", dependencies: ["GeofenceKit", "CSystem"], path: "Fuzz/state-file"),
+        .target(name: "FuzzSupport", dependencies: ["GeofenceKit", "CSystem"], path: "Fuzz/Support"),
+        .executableTarget(name: "fuzz-fences-geojson", dependencies: ["FuzzSupport", "GeofenceKit"], path: "Fuzz/fences-geojson"),
+        .executableTarget(name: "fuzz-fences-csv", dependencies: ["FuzzSupport", "GeofenceKit"], path: "Fuzz/fences-csv"),
+        .executableTarget(name: "fuzz-log-csv", dependencies: ["FuzzSupport", "GeofenceKit"], path: "Fuzz/log-csv"),
+        .executableTarget(name: "fuzz-log-ndjson", dependencies: ["FuzzSupport", "GeofenceKit"], path: "Fuzz/log-ndjson"),
+        .executableTarget(name: "fuzz-log-gpx", dependencies: ["FuzzSupport", "GeofenceKit"], path: "Fuzz/log-gpx"),
+        .executableTarget(name: "fuzz-log-time", dependencies: ["FuzzSupport", "GeofenceKit"], path: "Fuzz/log-time"),
+        .executableTarget(name: "fuzz-log-gzip", dependencies: ["FuzzSupport", "GeofenceKit"], path: "Fuzz/log-gzip"),
+        .executableTarget(name: "fuzz-state-file", dependencies: ["FuzzSupport", "GeofenceKit"], path: "Fuzz/state-file"),
         // The benchmark runner: GeofenceKit's public API against brute force and GEOS's STRtree.
         .executableTarget(name: "GeofenceBench", dependencies: ["GeofenceKit", "GeofenceTestSupport", "GeometryKit", "CGEOS"],
                           path: "Benchmarks/GeofenceBench"),

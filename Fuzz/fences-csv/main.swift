@@ -1,26 +1,8 @@
 // libFuzzer target: fence CSV (Fuzz/README.md).
-import CSystem
-import Foundation
+import FuzzSupport
 import GeofenceKit
 
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzFencesCSV(_ data: UnsafeRawPointer, _ count: Int) -> CInt {
-    let bytes = Array(UnsafeRawBufferPointer(start: data, count: count))
-    _ = try? FenceLoader().load(bytes: bytes, name: "fuzz.csv", format: .csv)
+fuzzMain { data, count in
+    _ = try? FenceLoader().load(bytes: fuzzBytes(data, count), name: "fuzz.csv", format: .csv)
     return 0
 }
-
-#if FUZZING
-// libFuzzer drives the target (`make fuzz` builds with -sanitize=fuzzer and -DFUZZING).
-var argc = CommandLine.argc
-var argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = CommandLine.unsafeArgv
-exit(LLVMFuzzerRunDriver(&argc, &argv) { data, size in fuzzFencesCSV(UnsafeRawPointer(data!), Int(size)) })
-#else
-// A plain build replays inputs: every file named on the command line goes through the target.
-for path in CommandLine.arguments.dropFirst() {
-    guard let data = FileManager.default.contents(atPath: path) else {
-        FileHandle.standardError.write(Data("cannot read \(path)\n".utf8)); exit(66)
-    }
-    _ = data.withUnsafeBytes { b in fuzzFencesCSV(b.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!, b.count) }
-}
-#endif
