@@ -35,16 +35,17 @@ public struct FenceSet: Sendable {
     public mutating func add(_ file: FenceFile) {
         files.append(file.path)
         problems.append(contentsOf: file.problems)
-        var first: [String: SourceLocation] = [:]
+        // Identifiers are compared bytewise (docs/fences.md): NFC and NFD spellings are two ids.
+        var first: [[UInt8]: SourceLocation] = [:]
         first.reserveCapacity(fences.count + file.fences.count)
-        for f in fences { first[f.id] = f.source }
+        for f in fences { first[Array(f.id.utf8)] = f.source }
         for f in file.fences {
-            if let prior = first[f.id] {
+            if let prior = first[Array(f.id.utf8)] {
                 problems.append(FenceProblem(.duplicateIdentifier, "duplicate identifier \"\(f.id)\" (first defined at \(prior))",
                                              at: f.source, fence: f.id))
                 continue
             }
-            first[f.id] = f.source
+            first[Array(f.id.utf8)] = f.source
             fences.append(f)
         }
         problems.sort { a, b in

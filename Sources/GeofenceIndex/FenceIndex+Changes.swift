@@ -26,7 +26,7 @@ extension FenceIndex {
         let shape = try FenceTable.check(fence)
         guard table.slotCount < EntryValue.maxPayload, table.ids.canAppend(bytes: fence.id.utf8.count) else { throw .tooManyFences }
         table.materializeSlotMap()
-        if let old = table.slotByID![fence.id] { retire(Int(old)) }
+        if let old = table.slotByID![Array(fence.id.utf8)] { retire(Int(old)) }
         let (slot, record) = table.append(id: fence.id, shape)
         table.entries(record: Int(record), into: &tail)
         maintain()
@@ -43,7 +43,7 @@ extension FenceIndex {
             let shape = try FenceTable.check(f)
             guard table.slotCount < EntryValue.maxPayload, table.ids.canAppend(bytes: f.id.utf8.count) else { throw .tooManyFences }
             table.materializeSlotMap()
-            if let old = table.slotByID![f.id] { retire(Int(old)) }
+            if let old = table.slotByID![Array(f.id.utf8)] { retire(Int(old)) }
             let (_, record) = table.append(id: f.id, shape)
             table.entries(record: Int(record), into: &tail)
         }
@@ -56,9 +56,9 @@ extension FenceIndex {
     public mutating func remove(id: String) -> Int32? {
         generation = IndexGeneration.next()
         table.materializeSlotMap()
-        guard let slot = table.slotByID![id] else { return nil }
+        guard let slot = table.slotByID![Array(id.utf8)] else { return nil }
         retire(Int(slot))
-        table.slotByID![id] = nil
+        table.slotByID![Array(id.utf8)] = nil
         maintain()
         return slot
     }

@@ -12,7 +12,9 @@ struct FenceTable: Sendable {
     var ids = IdentifierStore()
     /// Identifier → live slot, kept once the index changes after a build; nil
     /// right after a build or an open (then `slot(of:)` searches `idOrder`).
-    var slotByID: [String: Int32]? = nil
+    /// Live slots by identifier bytes (UTF-8, compared bytewise: two spellings of one text in
+    /// different Unicode normalisations are two identifiers), built on the first change.
+    var slotByID: [[UInt8]: Int32]? = nil
     /// Record of each slot, -1 once retired (removed or replaced).
     var recordOf: [Int32] = []
 
@@ -80,7 +82,7 @@ struct FenceTable: Sendable {
         if alive.count * 64 < circles.count { alive.append(0) }
         alive[Int(record) >> 6] |= 1 << UInt64(record & 63)
         liveCount += 1
-        slotByID?[id] = slot
+        slotByID?[Array(id.utf8)] = slot
         return (slot, record)
     }
 
@@ -187,7 +189,7 @@ struct FenceTable: Sendable {
     /// The live slot of an identifier: the map when present, else a binary
     /// search of `idOrder` (which then holds every live slot).
     func slot(of id: String) -> Int32? {
-        if let slotByID { return slotByID[id] }
+        if let slotByID { return slotByID[Array(id.utf8)] }
         let k = lowerBound(id)
         guard k < idOrder.count else { return nil }
         let s = idOrder[Int(k)]
@@ -199,9 +201,9 @@ struct FenceTable: Sendable {
     /// Builds the identifier map (before the first change after a build or an open).
     mutating func materializeSlotMap() {
         guard slotByID == nil else { return }
-        var m: [String: Int32] = [:]
+        var m: [[UInt8]: Int32] = [:]
         m.reserveCapacity(liveCount)
-        for s in 0..<recordOf.count where recordOf[s] >= 0 { m[ids[s]] = Int32(s) }
+        for s in 0..<recordOf.count where recordOf[s] >= 0 { m[Array(ids[s].utf8)] = Int32(s) }
         slotByID = m
     }
 
@@ -287,8 +289,9 @@ struct FenceTable: Sendable {
         let idBytes = ids.memoryBytes
         var dict = 0
         if let slotByID {
-            dict = slotByID.capacity * (16 + 4) + slotByID.capacity / 2
-            for k in slotByID.keys where k.utf8.count > 15 { dict += k.utf8.count }
+            // Keys are arrays: an 8-byte reference inline, a 32-byte header and the bytes on the heap.
+            dict = slotByID.capacity * (8 + 4) + slotByID.capacity / 2
+            for k in slotByID.keys { dict += 32 + k.count }
         }
         return (idBytes + dict + recordOf.capacity * 4 + circles.capacity * 32 + polygonOf.capacity * 4 + slotOf.capacity * 4
                 + polygons.memoryBytes,

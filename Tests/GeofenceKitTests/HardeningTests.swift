@@ -5,6 +5,7 @@ import GeofenceKit
 @testable import GeofenceBase
 @testable import GeofenceEvaluation
 @testable import GeofenceLogs
+@testable import GeofenceFences
 
 /// Inputs that used to trap or come out silently wrong.
 final class HardeningTests: XCTestCase {
@@ -68,5 +69,28 @@ extension HardeningTests {
         let text = try String(contentsOf: url, encoding: .utf8)
         let seconds = LogTime.daysFromCivil(4893, 6, 4) * 86_400 + 14 * 3600 + 11 * 60 + 37
         XCTAssertEqual(LogTime.parse(text), Double("\(seconds).32958417"))
+    }
+}
+
+extension HardeningTests {
+    /// Identifiers are compared bytewise: "é" precomposed (NFC) and "e" + combining acute
+    /// (NFD) are two fences, in a fence set, in the index and after changes to it.
+    func testIdentifiersDifferingInNormalisationAreDistinct() throws {
+        let nfc = "caf\u{E9}", nfd = "cafe\u{301}"
+        XCTAssertEqual(nfc, nfd, "Swift's String equality would merge them")
+        var set = FenceSet()
+        set.add(FenceFile(path: "a.csv", fences: [.circle(id: nfc, lat: 1, lon: 1, radius: 10), .circle(id: nfd, lat: 2, lon: 2, radius: 10)],
+                          problems: []))
+        XCTAssertEqual(set.problems, [])
+        XCTAssertEqual(set.fences.count, 2)
+        var index = try FenceIndex(set.fences)
+        XCTAssertEqual(index.slot(of: nfc), 0)
+        XCTAssertEqual(index.slot(of: nfd), 1)
+        try index.insert(.circle(id: "other", lat: 3, lon: 3, radius: 10))     // builds the identifier map
+        XCTAssertEqual(index.slot(of: nfc), 0)
+        XCTAssertEqual(index.slot(of: nfd), 1)
+        XCTAssertEqual(index.remove(id: nfd), 1)
+        XCTAssertEqual(index.slot(of: nfc), 0)
+        XCTAssertNil(index.slot(of: nfd))
     }
 }
