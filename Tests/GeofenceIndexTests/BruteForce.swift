@@ -175,15 +175,7 @@ final class BruteForce {
                              Sphere.distance(lat1: lat, lon1: lon, lat2: box.north, lon2: m))
             if sphere * 0.98 - 1 > best { continue }
             if sphere * 0.98 - 1 > cutoff { best = min(best, sphere * 0.98 - 1); continue }
-            var a = box.south, b = box.north
-            let gr = (5.0.squareRoot() - 1) / 2
-            var c = b - gr * (b - a), d = a + gr * (b - a)
-            var fc = f(c), fd = f(d)
-            for _ in 0..<90 {
-                if fc < fd { b = d; d = c; fd = fc; c = b - gr * (b - a); fc = f(c) }
-                else { a = c; c = d; fc = fd; d = a + gr * (b - a); fd = f(d) }
-            }
-            best = min(best, fc, fd, f(box.south), f(box.north))
+            best = min(best, goldenSectionMinimum(box.south, box.north, iterations: 90, f))
         }
         return best
     }

@@ -1,3 +1,4 @@
+import GeofenceTestSupport
 import CGEOS
 import GeofenceIndex
 import Foundation
@@ -22,6 +23,8 @@ typealias EngineFence = Fence
 /// WGS84 geodesic to it).
 final class SubsetReference {
     let handle: GEOSContextHandle_t
+    /// The shared reference for boundary distances (its own GEOS context).
+    let planar = GEOSReference()
     let fences: [EngineFence]
     /// Per fence: the GEOS (multi)polygon in lon/lat, nil for circles.
     private var geoms: [OpaquePointer?] = []
@@ -119,40 +122,14 @@ final class SubsetReference {
 
     // MARK: Distances
 
-    static func scales(lat: Double) -> (Double, Double) {
-        let a = 6_378_137.0, f = 1 / 298.257223563
-        let e2 = f * (2 - f)
-        let phi = lat * .pi / 180
-        let w2 = 1 - e2 * sin(phi) * sin(phi)
-        let n = a / w2.squareRoot()
-        let m = a * (1 - e2) / (w2 * w2.squareRoot())
-        return (n * cos(phi) * .pi / 180, m * .pi / 180)
-    }
+    /// Metres per degree of the local plane (the shared GEOS reference's).
+    static func scales(lat: Double) -> (Double, Double) { GEOSReference.scales(lat: lat) }
 
     /// Boundary distance of polygons given as rings (the index's definition), part by part through GEOS.
     func boundaryDistance(_ polys: [[[Coordinate]]], lat: Double, lon: Double) -> Double {
-        let (kx, ky) = SubsetReference.scales(lat: lat)
-        var best = Double.infinity
-        for part in polys {
-            let lons = part.flatMap { $0.map(\.lon) }
-            let centre = (lons.min()! + lons.max()!) / 2
-            var shift = 0.0
-            if centre - lon > 180 { shift = -360 } else if centre - lon < -180 { shift = 360 }
-            let poly = polygon(part.map { $0.map { (($0.lon + shift - lon) * kx, ($0.lat - lat) * ky) } })
-            let boundary = GEOSBoundary_r(handle, poly)!
-            let origin = GEOSGeom_createPointFromXY_r(handle, 0, 0)!
-            let seq = GEOSNearestPoints_r(handle, boundary, origin)!
-            var qx = 0.0, qy = 0.0
-            _ = GEOSCoordSeq_getXY_r(handle, seq, 0, &qx, &qy)
-            GEOSCoordSeq_destroy_r(handle, seq)
-            GEOSGeom_destroy_r(handle, origin)
-            GEOSGeom_destroy_r(handle, boundary)
-            GEOSGeom_destroy_r(handle, poly)
-            let qlon = kx > 0 ? qx / kx + lon - shift : lon
-            best = min(best, Geodesic.wgs84.distance(lat1: lat, lon1: lon, lat2: qy / ky + lat, lon2: qlon))
-        }
-        return best
+        planar.boundaryDistance(PolygonShape(polygons: polys), lat: lat, lon: lon)
     }
+
 
     /// The planner's distance to fence `i` (0 inside).
     func distance(_ i: Int, lat: Double, lon: Double) -> Double {
@@ -245,15 +222,7 @@ final class SubsetReference {
         var best = Double.infinity
         for m in [box.west, box.east] {
             func f(_ phi: Double) -> Double { g.distance(lat1: lat, lon1: lon, lat2: phi, lon2: m) }
-            var a = box.south, b = box.north
-            let gr = (5.0.squareRoot() - 1) / 2
-            var c = b - gr * (b - a), d = a + gr * (b - a)
-            var fc = f(c), fd = f(d)
-            for _ in 0..<80 {
-                if fc < fd { b = d; d = c; fd = fc; c = b - gr * (b - a); fc = f(c) }
-                else { a = c; c = d; fc = fd; d = a + gr * (b - a); fd = f(d) }
-            }
-            best = min(best, fc, fd, f(box.south), f(box.north))
+            best = min(best, goldenSectionMinimum(box.south, box.north, iterations: 80, f))
         }
         return best
     }

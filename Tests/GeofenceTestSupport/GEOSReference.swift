@@ -1,6 +1,5 @@
-import GeofenceTestSupport
 import CGEOS
-import GeofenceIndex
+import GeofenceKit
 import Foundation
 import Geodesy
 
@@ -8,17 +7,20 @@ import Geodesy
 /// intersects with a rectangle, and the boundary distance per the index's
 /// documented definition (nearest boundary point in the local plane at the
 /// point, then the WGS84 geodesic to it), computed with `GEOSNearestPoints`.
-final class GEOSReference {
-    let handle: GEOSContextHandle_t
+public final class GEOSReference {
+    /// The GEOS context of this reference (one thread).
+    public let handle: GEOSContextHandle_t
 
-    init() {
+    /// A reference with its own GEOS context.
+    public init() {
         handle = GEOS_init_r()
     }
 
     deinit { GEOS_finish_r(handle) }
 
     /// An owned geometry.
-    final class Geometry {
+    /// A GEOS geometry owned by the reference.
+    public final class Geometry {
         let ref: GEOSReference
         let ptr: OpaquePointer
         init(_ ref: GEOSReference, _ ptr: OpaquePointer) { self.ref = ref; self.ptr = ptr }
@@ -47,7 +49,8 @@ final class GEOSReference {
     }
 
     /// The shape as a GEOS MultiPolygon in lon/lat.
-    func geometry(_ s: PolygonShape) -> Geometry {
+    /// The polygon (all parts) as one GEOS geometry.
+    public func geometry(_ s: PolygonShape) -> Geometry {
         var parts: [OpaquePointer?] = (0..<s.partCount).map { polygon(partRings(s, $0) { ($0, $1) }) }
         let g = parts.withUnsafeMutableBufferPointer { pp in
             GEOSGeom_createCollection_r(handle, Int32(GEOS_MULTIPOLYGON.rawValue), pp.baseAddress, UInt32(pp.count))!
@@ -55,10 +58,12 @@ final class GEOSReference {
         return Geometry(self, g)
     }
 
-    func isValid(_ g: Geometry) -> Bool { GEOSisValid_r(handle, g.ptr) == 1 }
+    /// GEOS validity.
+    public func isValid(_ g: Geometry) -> Bool { GEOSisValid_r(handle, g.ptr) == 1 }
 
     /// GEOS covers (boundary inclusive).
-    func covers(_ g: Geometry, lat: Double, lon: Double) -> Bool {
+    /// Whether the geometry covers the point (boundary inclusive).
+    public func covers(_ g: Geometry, lat: Double, lon: Double) -> Bool {
         let pt = GEOSGeom_createPointFromXY_r(handle, lon, lat)!
         defer { GEOSGeom_destroy_r(handle, pt) }
         let r = GEOSCovers_r(handle, g.ptr, pt)  // 2 on exception
@@ -67,7 +72,8 @@ final class GEOSReference {
     }
 
     /// GEOS intersects with the closed rectangle.
-    func intersects(_ g: Geometry, west: Double, south: Double, east: Double, north: Double) -> Bool {
+    /// Whether the geometry meets the lon/lat rectangle.
+    public func intersects(_ g: Geometry, west: Double, south: Double, east: Double, north: Double) -> Bool {
         let rect: OpaquePointer
         if west == east || south == north {
             // Degenerate rectangle: a segment or a point.
@@ -85,7 +91,7 @@ final class GEOSReference {
     }
 
     /// Metres per degree (x, y) of the local plane at `lat` (WGS84 radii of curvature).
-    static func scales(lat: Double) -> (Double, Double) {
+    public static func scales(lat: Double) -> (Double, Double) {
         let a = 6_378_137.0, f = 1 / 298.257223563
         let e2 = f * (2 - f)
         let phi = lat * .pi / 180
@@ -96,7 +102,7 @@ final class GEOSReference {
     }
 
     /// Boundary distance per the index's definition, part by part through GEOS.
-    func boundaryDistance(_ s: PolygonShape, lat: Double, lon: Double) -> Double {
+    public func boundaryDistance(_ s: PolygonShape, lat: Double, lon: Double) -> Double {
         let (kx, ky) = GEOSReference.scales(lat: lat)
         var best = Double.infinity
         for p in 0..<s.partCount {
@@ -122,4 +128,19 @@ final class GEOSReference {
         }
         return best
     }
+}
+
+/// The least value of `f` on `[a, b]` for a function with one minimum there, by golden-section
+/// search (`iterations` steps), the end points included.
+public func goldenSectionMinimum(_ a: Double, _ b: Double, iterations: Int = 90, _ f: (Double) -> Double) -> Double {
+    var a = a, b = b
+    let gr = (5.0.squareRoot() - 1) / 2
+    var c = b - gr * (b - a), d = a + gr * (b - a)
+    var fc = f(c), fd = f(d)
+    let fa = f(a), fb = f(b)
+    for _ in 0..<iterations {
+        if fc < fd { b = d; d = c; fd = fc; c = b - gr * (b - a); fc = f(c) }
+        else { a = c; c = d; fc = fd; d = a + gr * (b - a); fd = f(d) }
+    }
+    return min(fc, fd, fa, fb)
 }
