@@ -44,8 +44,12 @@ public struct CompiledFenceFile: Sendable {
     }
 
     /// Whether the file starts like a compiled fence file (`\x89GFC`, which no text file can
-    /// start with; the rest of the magic is checked by `open(path:)`); false when it cannot be read.
+    /// start with; the rest of the magic is checked by `open(path:)`); false when it cannot be read
+    /// or is not a regular file. A pipe, FIFO or device is never opened here: it can be read
+    /// only once, by the text readers.
     public static func isCompiled(path: String) -> Bool {
+        var st = stat()
+        guard stat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { return false }
         let fd = Foundation.open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return false }
         defer { close(fd) }

@@ -107,6 +107,9 @@ public enum TileBundleWriter {
     ///     do not depend on it.
     ///   - progress: called with (columns done, columns in total) after each column, from
     ///     the worker threads.
+    ///   - changesPath: where to write the changes object (``TileChanges/json``, `null` without a
+    ///     previous manifest); it is staged before the bundle is swapped in and committed right
+    ///     after, so a failure to write it leaves the previous bundle in place. Nil writes none.
     /// - Returns: the counts, sizes and, when there was a previous manifest, the changes.
     /// - Throws: ``GeofenceError/input(_:)`` when a source file or the previous manifest cannot
     ///   be read (``InputError/Kind/notFound`` ... ``InputError/Kind/readFailed(errno:)``), or
@@ -118,9 +121,16 @@ public enum TileBundleWriter {
     ///   plus O(fences) to serialise the features and O(bytes) to hash and write the tiles.
     public static func build(bundler: TileBundler, range: TileRange, outDir: String, sources: [String],
                              area: GeoBox? = nil, previousDir: String? = nil, threads: Int = 1,
-                             progress: (@Sendable (Int, Int) -> Void)? = nil) throws(GeofenceError) -> TileBuildReport {
+                             progress: (@Sendable (Int, Int) -> Void)? = nil,
+                             changesPath: String? = nil) throws(GeofenceError) -> TileBuildReport {
         let start = DispatchTime.now()
         let sourceInfo = try sources.map { path throws(GeofenceError) -> JSONValue in
+            let name = JSONValue.string(URL(fileURLWithPath: path).lastPathComponent)
+            // A pipe or FIFO was read once, by the loader: it is recorded by name only.
+            var st = stat()
+            guard stat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else {
+                return .object([("file", name), ("bytes", .null), ("sha256", .null)])
+            }
             let bytes = try readFile(path, what: "fences file")
             return .object([("file", .string(URL(fileURLWithPath: path).lastPathComponent)),
                             ("bytes", .number(Double(bytes.count))), ("sha256", .string(SHA256.hex(bytes)))])
@@ -220,8 +230,17 @@ public enum TileBundleWriter {
         let manifest = manifestText(bundler: bundler, range: range, area: area, sources: sourceInfo,
                                     records: records, sizes: sizes, bytes: total)
         try AtomicFile.write(manifest, to: staging + "/" + manifestName)
-        try swapIn(staging, outDir, replacing: existing)
+        let stagedChanges = try changesPath.map { path throws(GeofenceError) in
+            try AtomicFile.stage(Array((JSONWriter.string(changes?.json ?? .null) + "\n").utf8), to: path)
+        }
+        do {
+            try swapIn(staging, outDir, replacing: existing)
+        } catch {
+            stagedChanges?.abandon()
+            throw error
+        }
         committed = true
+        try stagedChanges?.commit()
         return TileBuildReport(zoom: range.zoom, k: bundler.k, considered: range.count, written: records.count, bytes: total,
                                bundleSizes: sizes, changes: changes,
                                seconds: Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9)

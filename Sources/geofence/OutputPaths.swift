@@ -1,4 +1,5 @@
 import Foundation
+import GeofenceKit
 
 /// Refuses two outputs of one run on the same file (`-o X --summary X` would overwrite the
 /// events with the summary); standard output (`-` or absent) may be shared.
@@ -11,5 +12,32 @@ func distinctOutputs(_ command: String, _ outputs: [String: String?]) throws(Com
             throw .usage("geofence \(command): options '\(other)' and '\(option)' name the same file '\(path)'")
         }
         seen[key] = option
+    }
+}
+
+/// The files one run writes, staged under their temporary names (docs/errors.md#outputs) and
+/// committed together once everything else, stdout included, has succeeded.
+struct StagedOutputs {
+    private var files: [AtomicFile.StagedFile] = []
+
+    /// Writes `text` under the temporary name of `path`; nothing when `path` is nil.
+    mutating func stage(_ text: String, to path: String?) throws {
+        guard let path else { return }
+        files.append(try AtomicFile.stage(Array(text.utf8), to: path))
+    }
+
+    /// Runs `body`, which stages the outputs and prints what goes to stdout, then renames every
+    /// staged file into place. When anything throws, the files not yet committed are removed.
+    static func commitTogether<T>(_ body: (inout StagedOutputs) throws -> T) throws -> T {
+        var outputs = StagedOutputs()
+        var committed = 0
+        do {
+            let result = try body(&outputs)
+            for f in outputs.files { try f.commit(); committed += 1 }
+            return result
+        } catch {
+            for f in outputs.files.dropFirst(committed) { f.abandon() }
+            throw error
+        }
     }
 }

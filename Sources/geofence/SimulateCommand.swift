@@ -34,6 +34,7 @@ enum SimulateCommand {
     static func run(_ args: Arguments) throws -> Int32 {
         let fencePaths = try args.requiredAll("--fences")
         let logs = try args.requiredAll("--log")
+        try distinctOutputs("simulate", ["--output": args.value("--output"), "--events": args.value("--events"), "--sweep": args.value("--sweep")])
         let which = try args.choice("--strategy", ["all"] + Planner.Strategy.allCases.map(\.rawValue), default: "all")
         let strategies = which == "all" ? Planner.Strategy.allCases : [Planner.Strategy(rawValue: which)!]
         let os = try osModel(args)
@@ -63,28 +64,32 @@ enum SimulateCommand {
         var header = "geofence simulate: \(fixes.count) fixes, \(devices.count) devices, \(fences.count) fences; OS: \(os.slots) slots, min radius \(Int(os.minRadius)) m, max radius \(Int(os.maxRadius)) m, delay \(Int(os.delay)) s, exit distance \(Int(os.exitDistance)) m\n"
         header += report.table
         var json = report.json
-        if let chart = sweepPath {
-            let sweep = Sweep.run(compiled: compiled, circles: circles, os: os, clusters: !args.flag("--no-clusters"), prepared: prepared,
-                                  deviceNames: devices.names, threads: threads)
-            header += "\nsweep (recall = matched enter and exit / ground truth):\n" + sweep.table
-            let title = "\(logs.map { ($0 as NSString).lastPathComponent }.joined(separator: ", ")): \(devices.count) devices, \(fences.count) fences; OS \(os.slots) slots, delay \(Int(os.delay)) s, exit \(Int(os.exitDistance)) m, min radius \(Int(os.minRadius)) m"
-            try AtomicFile.write(sweep.svg(title: title), to: chart)
-            if case .object(var o) = json { o.append(("sweep", sweep.json)); json = .object(o) }
-        }
-        try Console.out(header)
-        if let o = args.value("--output") { try AtomicFile.write(JSONWriter.string(json) + "\n", to: o) }
-        if let e = args.value("--events") {
-            var text = ""
-            for s in report.strategies {
-                for ev in report.detected[s.name] ?? [] {
-                    text += "{\"strategy\":\"\(s.name)\",\"device\":"
-                    JSONWriter.writeString(devices.name(ev.device), to: &text)
-                    text += ",\"fence\":"
-                    JSONWriter.writeString(fences[Int(ev.fence)].id, to: &text)
-                    text += ",\"type\":\"\(ev.type.name)\",\"time\":\"\(EventWriter.iso8601(ev.time))\"}\n"
-                }
+        // The chart, the report and the events are staged and committed together after the
+        // table is printed (docs/errors.md#outputs).
+        try StagedOutputs.commitTogether { outputs in
+            if let chart = sweepPath {
+                let sweep = Sweep.run(compiled: compiled, circles: circles, os: os, clusters: !args.flag("--no-clusters"), prepared: prepared,
+                                      deviceNames: devices.names, threads: threads)
+                header += "\nsweep (recall = matched enter and exit / ground truth):\n" + sweep.table
+                let title = "\(logs.map { ($0 as NSString).lastPathComponent }.joined(separator: ", ")): \(devices.count) devices, \(fences.count) fences; OS \(os.slots) slots, delay \(Int(os.delay)) s, exit \(Int(os.exitDistance)) m, min radius \(Int(os.minRadius)) m"
+                try outputs.stage(sweep.svg(title: title), to: chart)
+                if case .object(var o) = json { o.append(("sweep", sweep.json)); json = .object(o) }
             }
-            try AtomicFile.write(text, to: e)
+            try outputs.stage(JSONWriter.string(json) + "\n", to: args.value("--output"))
+            if let e = args.value("--events") {
+                var text = ""
+                for s in report.strategies {
+                    for ev in report.detected[s.name] ?? [] {
+                        text += "{\"strategy\":\"\(s.name)\",\"device\":"
+                        JSONWriter.writeString(devices.name(ev.device), to: &text)
+                        text += ",\"fence\":"
+                        JSONWriter.writeString(fences[Int(ev.fence)].id, to: &text)
+                        text += ",\"type\":\"\(ev.type.name)\",\"time\":\"\(EventWriter.iso8601(ev.time))\"}\n"
+                    }
+                }
+                try outputs.stage(text, to: e)
+            }
+            try Console.out(header)
         }
         return 0
     }

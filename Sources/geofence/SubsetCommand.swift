@@ -158,11 +158,9 @@ enum SubsetCommand {
         let quiet = args.flag("--quiet")
         let progress: (@Sendable (Int, Int) -> Void)? = (!quiet && isatty(2) != 0) ? showProgress : nil
         let report = try TileBundleWriter.build(bundler: bundler, range: range, outDir: out, sources: paths, area: area,
-                                                previousDir: args.value("--previous"), threads: threads, progress: progress)
+                                                previousDir: args.value("--previous"), threads: threads, progress: progress,
+                                                changesPath: args.value("--changes"))
         if progress != nil { Console.err("\r\u{1B}[K") }
-        if let c = args.value("--changes") {
-            try AtomicFile.write(JSONWriter.string(report.changes?.json ?? .null) + "\n", to: c)
-        }
         if !quiet {
             let s = report.bundleSizes
             var line = "geofence subset: zoom \(zoom), k \(k): \(report.written) of \(report.considered) tiles written"

@@ -71,19 +71,22 @@ enum ValidateCommand {
         }
 
         var status: Int32 = set.problems.isEmpty ? 0 : 65
-        if repair, let output {
-            let r = validator.repair(set)
-            if r.unrepairable.isEmpty {
-                try AtomicFile.write(FenceWriter.geoJSON(r.fences), to: output)
-                out += "\nrepair: \(r.repaired.count) fence\(r.repaired.count == 1 ? "" : "s") repaired, \(r.fences.count) written to \(output)\n"
-                status = 0
-            } else {
-                out += "\nrepair: \(r.unrepairable.count) problem\(r.unrepairable.count == 1 ? "" : "s") cannot be repaired; nothing written:\n"
-                for p in r.unrepairable { out += "  \(p)\n" }
-                status = 65
+        // The repaired file is committed only after the report reached stdout (docs/errors.md#outputs).
+        try StagedOutputs.commitTogether { outputs in
+            if repair, let output {
+                let r = validator.repair(set)
+                if r.unrepairable.isEmpty {
+                    try outputs.stage(FenceWriter.geoJSON(r.fences), to: output)
+                    out += "\nrepair: \(r.repaired.count) fence\(r.repaired.count == 1 ? "" : "s") repaired, \(r.fences.count) written to \(output)\n"
+                    status = 0
+                } else {
+                    out += "\nrepair: \(r.unrepairable.count) problem\(r.unrepairable.count == 1 ? "" : "s") cannot be repaired; nothing written:\n"
+                    for p in r.unrepairable { out += "  \(p)\n" }
+                    status = 65
+                }
             }
+            try Console.out(out)
         }
-        try Console.out(out)
         return status
     }
 }

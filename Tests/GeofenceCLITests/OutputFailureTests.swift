@@ -110,3 +110,77 @@ final class UntrustedNumberTests: XCTestCase {
         XCTAssertNotNil(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)))
     }
 }
+
+extension OutputFailureTests {
+    /// `simulate`'s report, events and chart, and `validate --repair`'s output, are committed
+    /// together and only after stdout was written.
+    func testSimulateAndRepairOutputsAreCommittedTogether() throws {
+        let report = CLI.tempPath("report.json"), events = CLI.tempPath("sim-events.ndjson"), chart = CLI.tempPath("sweep.svg")
+        defer { for p in [report, events, chart] { try? FileManager.default.removeItem(atPath: p) } }
+        let simulate = ["simulate", "--fences", CLI.data("ports.csv"), "--log", CLI.data("virginia_beach_ais.csv"), "--strategy", "centre"]
+
+        let same = try CLI.run(simulate + ["-o", report, "--events", report])
+        XCTAssertEqual(same.status, 64)
+        XCTAssertEqual(same.stderr, "geofence simulate: error: options '--events' and '--output' name the same file '\(report)'\n")
+
+        let unwritable = try CLI.run(simulate + ["-o", report, "--sweep", chart, "--events", "/nonexistent-dir/events.ndjson"])
+        XCTAssertEqual(unwritable.status, 74)
+        XCTAssertEqual(unwritable.stderr, "geofence simulate: error: /nonexistent-dir/events.ndjson: cannot create output file: No such file or directory\n")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: report))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: chart))
+
+        let (status, _) = try runFull(simulate + ["-o", report, "--events", events])
+        XCTAssertEqual(status, 74)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: report))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: events))
+
+        let ok = try CLI.run(simulate + ["-o", report, "--events", events])
+        XCTAssertEqual(ok.status, 0, ok.stderr)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: report))
+        XCTAssertTrue(FileManager.default.fileExists(atPath: events))
+
+        let repaired = CLI.tempPath("repaired.geojson")
+        defer { try? FileManager.default.removeItem(atPath: repaired) }
+        let (repairStatus, _) = try runFull(["validate", "--fences", CLI.data("ports.csv"), "--repair", "-o", repaired])
+        XCTAssertEqual(repairStatus, 74)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: repaired))
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: (report as NSString).deletingLastPathComponent)
+            .filter { $0.contains(".tmp-") && ($0.contains("report.json") || $0.contains("sim-events") || $0.contains("repaired")) }
+        XCTAssertEqual(leftovers, [])
+    }
+}
+
+extension OutputFailureTests {
+    /// Fences from a FIFO (or a pipe: `--fences <(zcat f.csv.gz)`) are read once: no command
+    /// opens the path a second time (to look for a compiled file's magic, or to hash it for a
+    /// tile manifest), which would wait for a writer for ever.
+    func testFencesFromAFIFOAreReadOnce() throws {
+        let tiles = CLI.tempPath("tiles")
+        defer { try? FileManager.default.removeItem(atPath: tiles) }
+        let commands: [(String, [String])] = [
+            ("validate", ["validate"]), ("nearest", ["nearest", "--at", "1,2"]), ("contains", ["contains", "--at", "1,2"]),
+            ("evaluate", ["evaluate", "--log", CLI.data("virginia_beach_ais.csv"), "-o", "/dev/null", "--quiet"]),
+            ("subset", ["subset", "--near", "1,2", "--radius", "1000"]),
+            ("simulate", ["simulate", "--log", CLI.data("virginia_beach_ais.csv"), "--strategy", "centre"]),
+            ("tiles", ["subset", "--tiles", "2", "--out", tiles, "--quiet"]),
+            ("compile", ["compile", "-o", CLI.tempPath("fifo.gfc")]),
+        ]
+        for (name, args) in commands {
+            let fifo = CLI.tempPath("fences.csv")
+            XCTAssertEqual(mkfifo(fifo, 0o600), 0)
+            defer { unlink(fifo) }
+            let writer = Thread {
+                let fd = open(fifo, O_WRONLY)
+                guard fd >= 0 else { return }
+                _ = "id,lat,lon,radius\na,1,2,100\n".withCString { write(fd, $0, strlen($0)) }
+                close(fd)
+            }
+            writer.start()
+            let r = try CLI.run(args + ["--fences", fifo], timeout: 60)
+            // Unblock the writer if the command never opened the FIFO.
+            let unblock = open(fifo, O_RDONLY | O_NONBLOCK)
+            if unblock >= 0 { close(unblock) }
+            XCTAssertEqual(r.status, 0, "\(name): \(r.stderr)")
+        }
+    }
+}

@@ -33,9 +33,11 @@ public enum CLI {
     }
 
     /// Runs `executable` (default `geofence`) with `args`, feeding `stdin` when given, from
-    /// `directory` (default: the current one), and waits for it.
+    /// `directory` (default: the current one), and waits for it; with `timeout` (seconds), a
+    /// run still going then is killed (status 9, SIGKILL) so a hang fails the test instead of
+    /// stopping the suite.
     public static func run(_ args: [String], stdin: String? = nil, executable: String = "geofence",
-                           directory: URL? = nil) throws -> CLIResult {
+                           directory: URL? = nil, timeout: Double? = nil) throws -> CLIResult {
         let p = Process()
         p.executableURL = productsDirectory.appendingPathComponent(executable)
         p.arguments = args
@@ -58,6 +60,12 @@ public enum CLI {
         } else {
             p.standardInput = FileHandle.nullDevice
             try p.run()
+        }
+        if let timeout {
+            let pid = p.processIdentifier
+            DispatchQueue.global().asyncAfter(deadline: .now() + timeout) { [p] in
+                if p.isRunning { kill(pid, SIGKILL) }
+            }
         }
         p.waitUntilExit()
         try out.close(); try err.close()
