@@ -64,6 +64,7 @@ let package = Package(
         .executableTarget(name: "fuzz-log-time", dependencies: ["FuzzSupport", "GeofenceKit"], path: "Fuzz/log-time"),
         .executableTarget(name: "fuzz-log-gzip", dependencies: ["FuzzSupport", "GeofenceKit"], path: "Fuzz/log-gzip"),
         .executableTarget(name: "fuzz-state-file", dependencies: ["FuzzSupport", "GeofenceKit"], path: "Fuzz/state-file"),
+        .executableTarget(name: "fuzz-compiled-fences", dependencies: ["FuzzSupport", "GeofenceKit", "GeofenceIndex"], path: "Fuzz/compiled-fences"),
         // The benchmark runner: GeofenceKit's public API against brute force and GEOS's STRtree.
         .executableTarget(name: "GeofenceBench", dependencies: ["GeofenceKit", "GeofenceTestSupport", "GeometryKit", "CGEOS"],
                           path: "Benchmarks/GeofenceBench"),

@@ -178,6 +178,7 @@ public struct CompiledFenceFile: Sendable {
             let options = FenceOptionTable(flags: try r.array(.optionFlags, count: n), dwell: try r.array(.optionDwell, count: n),
                                            noteEnds: try r.array(.noteEnds, count: n + 1), noteBytes: try r.array(.noteBytes))
             try r.offsets(options.noteEnds, count: n + 1, total: options.noteBytes.count, "note")
+            try checkValues(t, options, r)
 
             var index = FenceIndex()
             index.table = t

@@ -168,3 +168,50 @@ final class CompiledFenceFileTests: XCTestCase {
         }
     }
 }
+
+extension CompiledFenceFileTests {
+    /// Damage behind valid checksums (as a fuzzer or a buggy writer would make it): bytes of
+    /// every section changed, the section table's offsets and lengths changed, then every
+    /// checksum recomputed. The structural checks must refuse what the queries cannot follow;
+    /// whatever opens is then queried and listed, which must not trap.
+    func testDamageBehindValidChecksumsNeverTraps() throws {
+        let path = CLI.tempPath("good.gfc"), bad = CLI.tempPath("resealed.gfc")
+        defer { for p in [path, bad] { try? FileManager.default.removeItem(atPath: p) } }
+        _ = try compile(try sourceFences(), to: path)
+        let good = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        var resealedGood = good
+        CompiledFenceFile.resealChecksums(&resealedGood)
+        XCTAssertEqual(resealedGood, good, "resealing an intact file changes nothing")
+        var g = SeededGenerator(seed: 1412)
+        var refused = 0, opened = 0
+        let regions = sections(good).filter { $0.1 > 0 }
+        for (index, (offset, length)) in regions.enumerated() {
+            for trial in 0..<6 {
+                var b = good
+                switch trial % 3 {
+                case 0:   // a value in the section replaced by an extreme one
+                    let at = offset + Int(g.next() % UInt64(length)) / 4 * 4
+                    let v: UInt32 = [0, 1, 0x7FFF_FFFF, 0x8000_0000, 0xFFFF_FFFF][Int(g.next() % 5)]
+                    for k in 0..<min(4, offset + length - at) { b[at + k] = UInt8(truncatingIfNeeded: v >> (8 * UInt32(k))) }
+                case 1:   // a random byte
+                    b[offset + Int(g.next() % UInt64(length))] = UInt8(truncatingIfNeeded: g.next())
+                default:  // the section's length or offset in the table
+                    let field = 64 + 32 * index + (g.next() % 2 == 0 ? 8 : 16)
+                    b[field + Int(g.next() % 3)] ^= UInt8(1 << (g.next() % 8))
+                }
+                CompiledFenceFile.resealChecksums(&b)
+                try Data(b).write(to: URL(fileURLWithPath: bad))
+                switch open(bad) {
+                case .success(let (_, compiled)):
+                    _ = answers(compiled)
+                    opened += 1
+                case .failure(let e):
+                    guard case .input(let i) = e, case .malformed = i.kind else { XCTFail("\(e)"); continue }
+                    refused += 1
+                }
+            }
+        }
+        XCTAssertEqual(refused + opened, regions.count * 6)
+        XCTAssertGreaterThan(refused, regions.count * 2)
+    }
+}

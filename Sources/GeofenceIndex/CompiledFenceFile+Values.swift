@@ -1,0 +1,56 @@
+import GeofenceBase
+
+extension CompiledFenceFile {
+    /// Recomputes, in place, the checksum of every section whose table entry lies inside
+    /// `bytes`, then the header's; every other byte is left as it is. For the fuzz target and
+    /// the damage tests: a damaged file resealed this way passes the checksum checks, so the
+    /// structural checks behind them (offsets, counts, references) are what must refuse it.
+    /// - Complexity: O(bytes).
+    package static func resealChecksums(_ bytes: inout [UInt8]) {
+        guard bytes.count >= headerSize else { return }
+        func u64(_ at: Int) -> UInt64 { (0..<8).reduce(UInt64(0)) { $0 | UInt64(bytes[at + $1]) << (8 * UInt64($1)) } }
+        func put(_ v: UInt64, at: Int) { for k in 0..<8 { bytes[at + k] = UInt8(truncatingIfNeeded: v >> (8 * UInt64(k))) } }
+        let sections = Int((0..<4).reduce(UInt32(0)) { $0 | UInt32(bytes[16 + $1]) << (8 * UInt32($1)) })
+        guard sections <= (bytes.count - headerSize) / entrySize else { return }
+        let tableEnd = headerSize + sections * entrySize
+        for k in 0..<sections {
+            let e = headerSize + k * entrySize
+            let offset = u64(e + 8), length = u64(e + 16)
+            guard offset <= UInt64(bytes.count), length <= UInt64(bytes.count) - offset else { continue }
+            let sum = bytes.withUnsafeBytes { Hash64.hash($0.baseAddress! + Int(offset), count: Int(length)) }
+            put(sum, at: e + 24)
+        }
+        put(Hash64.hash(Array(bytes[0..<32]) + Array(bytes[headerSize..<tableEnd])), at: 32)
+    }
+}
+
+extension CompiledFenceFile {
+    /// The numbers the queries compute with, in their ranges: every record's latitude and
+    /// longitude in degrees, a circle's radius finite and positive, the markers of polygon
+    /// (−1) and hole (−2) records where they belong, polygon vertices and part boxes finite
+    /// and on the globe, dwell times finite and non-negative or none. Checked at open, so a
+    /// damaged file behind valid checksums is refused instead of trapping a query.
+    /// - Complexity: O(records + vertices + fences).
+    static func checkValues(_ t: FenceTable, _ options: FenceOptionTable, _ r: SectionReader) throws(GeofenceError) {
+        for k in 0..<t.recordCount {
+            let c = t.circles[k]
+            guard c.lat.isFinite, abs(c.lat) <= 90, c.lon.isFinite, abs(c.lon) <= 180, c.cosLat.isFinite, abs(c.cosLat) <= 1 else {
+                throw r.bad("record \(k): position out of range")
+            }
+            let expected: Double? = t.slotOf[k] < 0 ? -2 : t.polygonOf[k] >= 0 ? -1 : nil
+            if let expected {
+                guard c.radius == expected else { throw r.bad("record \(k): radius \(c.radius) where \(expected) marks its kind") }
+            } else {
+                guard c.radius.isFinite, c.radius > 0 else { throw r.bad("record \(k): radius \(c.radius) out of range") }
+            }
+        }
+        let p = t.polygons
+        for k in stride(from: 0, to: p.coords.count - 1, by: 2) {
+            let lon = p.coords[k], lat = p.coords[k + 1]
+            guard lon.isFinite, abs(lon) <= 540, lat.isFinite, abs(lat) <= 90 else { throw r.bad("vertex \(k / 2) out of range") }
+        }
+        for v in p.partBoxes where !v.isFinite || abs(v) > 540 { throw r.bad("part box out of range") }
+        for v in p.partBandScale where !v.isFinite || v < 0 { throw r.bad("band scale out of range") }
+        for d in options.dwell where !(d.isNaN || (d.isFinite && d >= 0)) { throw r.bad("dwell time \(d) out of range") }
+    }
+}
