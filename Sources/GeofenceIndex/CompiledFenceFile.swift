@@ -131,8 +131,8 @@ public struct CompiledFenceFile: Sendable {
             guard meta[0] <= UInt64(EntryValue.maxPayload), meta[1] <= UInt64(Int32.max), meta[3] <= UInt64(Int32.max) / 2 else {
                 throw r.bad("counts out of range")
             }
-            let n = Int(meta[0]), records = Int(meta[1]), live = Int(meta[2]), treeCount = Int(meta[3])
-            guard live == n else { throw r.bad("\(live) live fences of \(n) slots; a compiled file holds only live fences") }
+            guard meta[2] == meta[0] else { throw r.bad("\(meta[2]) live fences of \(meta[0]) slots; a compiled file holds only live fences") }
+            let n = Int(meta[0]), records = Int(meta[1]), live = n, treeCount = Int(meta[3])
             var t = FenceTable()
             t.ids = IdentifierStore(bytes: try r.array(.idBytes), ends: try r.array(.idEnds))
             try r.offsets(t.ids.ends, count: n + 1, total: t.ids.bytes.count, "identifier")

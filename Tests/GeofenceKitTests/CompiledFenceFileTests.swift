@@ -215,3 +215,23 @@ extension CompiledFenceFileTests {
         XCTAssertGreaterThan(refused, regions.count * 2)
     }
 }
+
+extension CompiledFenceFileTests {
+    /// Inputs the fuzz target (Fuzz/compiled-fences) found trapping, resealed as it does:
+    /// each is refused as malformed.
+    func testFuzzerFindingsAreRefused() throws {
+        let dir = CLI.fixture("compiled")
+        let bad = CLI.tempPath("finding.gfc")
+        defer { try? FileManager.default.removeItem(atPath: bad) }
+        let findings = try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.hasSuffix(".bin") }.sorted()
+        XCTAssertFalse(findings.isEmpty)
+        for name in findings {
+            var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: dir + "/" + name)))
+            CompiledFenceFile.resealChecksums(&bytes)
+            try Data(bytes).write(to: URL(fileURLWithPath: bad))
+            guard case .failure(let e) = open(bad), case .input(let i) = e, case .malformed = i.kind else {
+                XCTFail("\(name): not refused as malformed"); continue
+            }
+        }
+    }
+}
