@@ -40,12 +40,13 @@ public final class Geofencer: Sendable {
     ///   - skipInvalid: drop fences with problems (counted in `skippedProblems`) instead of
     ///     throwing the first.
     /// - Throws: `GeofenceError.input` for a file that cannot be read or parsed, or (strict)
-    ///   the first fence problem as `invalidRecord`; `.invalidArgument` (`crs`) for an unknown CRS.
+    ///   the first fence problem as `invalidRecord`; `.invalidArgument` (`crs`) for an unknown CRS
+    ///   or a `crs` given with a compiled fence file among `paths`.
     /// - Complexity: O(n log n) for n fences, plus GEOS validity checks of polygons.
     public init(contentsOf paths: [String], crs: String? = nil, skipInvalid: Bool = false) throws(GeofenceError) {
+        if crs != nil { try FenceSet.refuseCRSWithCompiledFiles(paths) }
         if paths.count == 1, CompiledFenceFile.isCompiled(path: paths[0]) {
             // One compiled fence file: opened as it is (checked, no parse, no rebuild).
-            if crs != nil { throw .argument("crs", "\(paths[0]) is a compiled fence file, already in WGS84; drop --crs") }
             compiled = CompiledFences(file: try CompiledFenceFile.open(path: paths[0]))
             skippedProblems = [:]
             return
