@@ -6,16 +6,18 @@ extension FenceSet {
     /// Loads fence files, reprojecting from `crs` (e.g. "EPSG:2154") to WGS84 through
     /// PROJ when given (docs/fences.md#projected-input---crs), and, when `checkPolygons`,
     /// checks polygons with GEOS (``FenceValidator/checkPolygons(_:)``). `defaults` are the
-    /// options each fence starts from.
+    /// options each fence starts from; `keepProperties` false leaves every fence's properties
+    /// empty (``FenceLoader/keepProperties``).
     /// - Throws: `GeofenceError.invalidArgument` (parameter `crs`) for an unknown CRS or a
     ///   `crs` given with a compiled fence file (already WGS84), `GeofenceError.input` for a file that cannot be read or parsed (as
     ///   ``FenceLoader/load(path:)``), `GeofenceError.internal` when a GEOS context cannot be
     ///   created.
     /// - Complexity: O(total file size + coordinates), plus GEOS validity checks of the polygons.
     public static func load(paths: [String], crs: String?, defaults: FenceOptions = FenceOptions(),
-                            checkPolygons: Bool = true) throws(GeofenceError) -> FenceSet {
+                            checkPolygons: Bool = true, keepProperties: Bool = true) throws(GeofenceError) -> FenceSet {
         var loader = FenceLoader()
         loader.defaults = defaults
+        loader.keepProperties = keepProperties
         if let crs {
             try refuseCRSWithCompiledFiles(paths)
             let transformer: CRSTransformer

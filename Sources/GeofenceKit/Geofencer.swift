@@ -21,7 +21,8 @@ public final class Geofencer: Sendable {
     /// computed with GEOS the first time a planner needs them.
     private let osCircleCache = Mutex<[OSCircle]?>(nil)
 
-    /// The fences in slot order.
+    /// The fences in slot order, with their properties (read again from the files the first
+    /// time; see `CompiledFences.loadFences()`).
     public var fences: [Fence] { compiled.fences }
 
     /// Compiles fences made in code (or loaded by `FenceSet`).
@@ -51,9 +52,13 @@ public final class Geofencer: Sendable {
             skippedProblems = [:]
             return
         }
-        let set = try FenceSet.load(paths: paths, crs: crs)
+        // Queries and evaluation need no properties: the fences are compiled without them,
+        // and read again, whole, only by a command that writes them back (`loadFences()`).
+        let set = try FenceSet.load(paths: paths, crs: crs, keepProperties: false)
         let (fences, skipped) = try set.usable(skipInvalid: skipInvalid)
-        compiled = try CompiledFences(fences)
+        compiled = try CompiledFences(fences, reload: { () throws(GeofenceError) -> [Fence] in
+            try FenceSet.load(paths: paths, crs: crs).usable(skipInvalid: skipInvalid).fences
+        })
         skippedProblems = skipped
     }
 
@@ -102,7 +107,8 @@ public final class Geofencer: Sendable {
     /// - Complexity: O(total polygon vertices) the first time, O(1) after.
     public func osCircles() throws(GeofenceError) -> [OSCircle] {
         if let c = osCircleCache.withLock({ $0 }) { return c }
-        let c = try Simulator.osCircles(fences)
+        let index = compiled.index
+        let c = try Simulator.osCircles((0..<Int32(index.slotCount)).map { Fence(id: index.identifier(of: $0), shape: index.shape(at: $0)!) })
         osCircleCache.withLock { $0 = c }
         return c
     }

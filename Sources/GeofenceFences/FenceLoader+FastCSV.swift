@@ -1,0 +1,126 @@
+import GeofenceBase
+import GeofenceIndex
+
+extension FenceLoader {
+    /// The CSV fences of a clean file, read straight from the bytes: no record arrays, no
+    /// `String` per field (only the identifier, and the other columns when
+    /// ``keepProperties`` is set). nil when the file holds anything this path does not
+    /// handle the way `loadCSV` does (quoted fields, a lone CR, a bad header, any problem
+    /// in any row, reprojection): the caller then reads it with `loadCSV`, which finds and
+    /// words every problem. So both paths give the same fences, and problems come from one.
+    /// - Complexity: O(bytes), one pass (two when the file has non-ASCII bytes, to validate UTF-8).
+    package func fastCSV(_ bytes: [UInt8], name: String) -> FenceFile? {
+        guard reproject == nil else { return nil }
+        return bytes.withUnsafeBufferPointer { buf -> FenceFile? in
+            guard let base = buf.baseAddress else { return nil }
+            let n = buf.count
+            guard FastText.validUTF8(buf) else { return nil }
+            var i = n >= 3 && base[0] == 0xEF && base[1] == 0xBB && base[2] == 0xBF ? 3 : 0
+            var line = 1
+            var starts: [Int] = [], ends: [Int] = []
+            /// Splits the line at `i` into fields; nil at the end of the buffer or on a byte
+            /// this path leaves to `loadCSV` (a quote, a lone CR).
+            func nextRecord() -> (line: Int, ok: Bool)? {
+                while i < n {  // blank lines
+                    if base[i] == 0x0A { line += 1; i += 1; continue }
+                    if base[i] == 0x0D, i + 1 < n, base[i + 1] == 0x0A { line += 1; i += 2; continue }
+                    break
+                }
+                guard i < n else { return nil }
+                starts.removeAll(keepingCapacity: true); ends.removeAll(keepingCapacity: true)
+                let recordLine = line
+                var s = i
+                while i < n {
+                    let b = base[i]
+                    if b == UInt8(ascii: ",") { starts.append(s); ends.append(i); i += 1; s = i; continue }
+                    if b == 0x0A { break }
+                    if b == UInt8(ascii: "\"") { return (recordLine, false) }
+                    if b == 0x0D {
+                        if i + 1 == n || base[i + 1] == 0x0A { break }
+                        return (recordLine, false)
+                    }
+                    i += 1
+                }
+                starts.append(s); ends.append(i)
+                if i < n { i += base[i] == 0x0D && i + 1 < n ? 2 : 1 }
+                line += 1
+                return (recordLine, true)
+            }
+            func text(_ k: Int) -> String { String(decoding: UnsafeBufferPointer(start: base + starts[k], count: ends[k] - starts[k]), as: UTF8.self) }
+            guard let header = nextRecord(), header.ok else { return nil }
+            let names = (0..<starts.count).map { FenceLoader.trimmed(text($0)) }
+            guard Set(names).count == names.count, let iid = names.firstIndex(of: "id"), let ilat = names.firstIndex(of: "lat"),
+                  let ilon = names.firstIndex(of: "lon"), let irad = names.firstIndex(of: "radius") else { return nil }
+            let core: Set<Int> = [iid, ilat, ilon, irad]
+            let optionColumns = names.indices.filter { !core.contains($0) && FenceOptions.propertyNames.contains(names[$0]) }
+            var fences: [Fence] = []
+            while let rec = nextRecord() {
+                guard rec.ok, starts.count == names.count else { return nil }
+                // The identifier: clean ASCII-bounded text (else `trimmed` may change it: the general path).
+                let a = starts[iid], b = ends[iid]
+                guard b > a, FastText.plain(base[a]), FastText.plain(base[b - 1]) else { return nil }
+                guard let lat = FastText.decimal(base + starts[ilat], ends[ilat] - starts[ilat]), abs(lat) <= 90,
+                      let lon = FastText.decimal(base + starts[ilon], ends[ilon] - starts[ilon]), abs(lon) <= 180,
+                      let r = FastText.decimal(base + starts[irad], ends[irad] - starts[irad]), r.isFinite, r > 0 else { return nil }
+                let id = text(iid)
+                let loc = SourceLocation(file: name, line: rec.line)
+                var options = defaults
+                if !optionColumns.isEmpty {
+                    let props = JSONValue.object(optionColumns.map { (names[$0], .string(text($0))) })
+                    if Self.readOptions(props, into: &options, at: loc, fence: id) != nil { return nil }
+                }
+                var properties: [(String, JSONValue)] = []
+                if keepProperties {
+                    for k in names.indices where !core.contains(k) { properties.append((names[k], .string(text(k)))) }
+                    let radText = text(irad)
+                    let literal = radText.hasPrefix("+") ? radText.dropFirst() : Substring(radText)
+                    properties.append(("radius", .number(FenceLoader.isJSONNumber(literal) ? String(literal) : JSONValue.format(r))))
+                }
+                fences.append(Fence(id: id, shape: .circle(lat: lat, lon: lon, radius: r), options: options,
+                                    properties: properties, source: loc))
+            }
+            return FenceFile(path: name, fences: fences, problems: [])
+        }
+    }
+}
+
+/// Byte-level helpers of the fast fence readers.
+enum FastText {
+    /// A byte `FenceLoader.trimmed` never removes from either end: printable ASCII.
+    @inline(__always)
+    static func plain(_ b: UInt8) -> Bool { b > 0x20 && b < 0x80 }
+
+    /// A decimal as `FenceLoader.decimal` reads it, for text of the plain form `[+-]digits[.digits][(e|E)[+-]digits]`
+    /// (at least one digit before or after the point); nil for anything else, which the
+    /// general path then reads and, when it is not a number, reports.
+    @inline(__always)
+    static func decimal(_ p: UnsafePointer<UInt8>, _ n: Int) -> Double? {
+        var i = 0
+        if i < n && (p[i] == UInt8(ascii: "-") || p[i] == UInt8(ascii: "+")) { i += 1 }
+        var digits = 0
+        while i < n && p[i] &- 0x30 < 10 { i += 1; digits += 1 }
+        if i < n && p[i] == UInt8(ascii: ".") {
+            i += 1
+            while i < n && p[i] &- 0x30 < 10 { i += 1; digits += 1 }
+        }
+        guard digits > 0 else { return nil }
+        if i < n && (p[i] | 0x20) == UInt8(ascii: "e") {
+            i += 1
+            if i < n && (p[i] == UInt8(ascii: "-") || p[i] == UInt8(ascii: "+")) { i += 1 }
+            var e = 0
+            while i < n && p[i] &- 0x30 < 10 { i += 1; e += 1 }
+            guard e > 0 else { return nil }
+        }
+        guard i == n else { return nil }
+        return DecimalParser.parse(p, n)
+    }
+
+    /// Whether the bytes are valid UTF-8 (what the general readers require of every field
+    /// and string); a pure-ASCII buffer is checked in one quick pass.
+    static func validUTF8(_ b: UnsafeBufferPointer<UInt8>) -> Bool {
+        var high = false
+        for x in b where x >= 0x80 { high = true; break }
+        guard high else { return true }
+        return String(validating: b, as: UTF8.self) != nil
+    }
+}
