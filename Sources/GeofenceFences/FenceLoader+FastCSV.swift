@@ -1,11 +1,12 @@
 import GeofenceBase
 import GeofenceIndex
+import Foundation
 
 extension FenceLoader {
     /// The CSV fences of a clean file, read straight from the bytes: no record arrays, no
     /// `String` per field (only the identifier, and the other columns when
     /// ``keepProperties`` is set). nil when the file holds anything this path does not
-    /// handle the way `loadCSV` does (quoted fields, a lone CR, a bad header, any problem
+    /// handle the way `loadCSV` does (a quoted identifier, position or radius, a lone CR, a bad header, any problem
     /// in any row, reprojection): the caller then reads it with `loadCSV`, which finds and
     /// words every problem. So both paths give the same fences, and problems come from one.
     /// - Complexity: O(bytes), one pass (two when the file has non-ASCII bytes, to validate UTF-8).
@@ -17,9 +18,10 @@ extension FenceLoader {
             guard FastText.validUTF8(buf) else { return nil }
             var i = n >= 3 && base[0] == 0xEF && base[1] == 0xBB && base[2] == 0xBF ? 3 : 0
             var line = 1
-            var starts: [Int] = [], ends: [Int] = []
-            /// Splits the line at `i` into fields; nil at the end of the buffer or on a byte
-            /// this path leaves to `loadCSV` (a quote, a lone CR).
+            var starts: [Int] = [], ends: [Int] = [], quoted: [Bool] = []
+            /// Splits the record at `i` into fields (a quoted field: the bytes between its
+            /// quotes); nil at the end of the buffer, `ok` false on a byte this path leaves to
+            /// `loadCSV` (a lone CR, a quote inside a field, an unterminated quoted field).
             func nextRecord() -> (line: Int, ok: Bool)? {
                 while i < n {  // blank lines
                     if base[i] == 0x0A { line += 1; i += 1; continue }
@@ -27,26 +29,51 @@ extension FenceLoader {
                     break
                 }
                 guard i < n else { return nil }
-                starts.removeAll(keepingCapacity: true); ends.removeAll(keepingCapacity: true)
+                starts.removeAll(keepingCapacity: true); ends.removeAll(keepingCapacity: true); quoted.removeAll(keepingCapacity: true)
                 let recordLine = line
-                var s = i
-                while i < n {
-                    let b = base[i]
-                    if b == UInt8(ascii: ",") { starts.append(s); ends.append(i); i += 1; s = i; continue }
-                    if b == 0x0A { break }
-                    if b == UInt8(ascii: "\"") { return (recordLine, false) }
-                    if b == 0x0D {
-                        if i + 1 == n || base[i + 1] == 0x0A { break }
-                        return (recordLine, false)
+                while true {
+                    if i < n && base[i] == UInt8(ascii: "\"") {
+                        i += 1
+                        let s = i
+                        while true {
+                            guard i < n else { return (recordLine, false) }
+                            if base[i] == UInt8(ascii: "\"") {
+                                if i + 1 < n && base[i + 1] == UInt8(ascii: "\"") { i += 2; continue }
+                                break
+                            }
+                            if base[i] == 0x0A { line += 1 }
+                            i += 1
+                        }
+                        starts.append(s); ends.append(i); quoted.append(true)
+                        i += 1
+                    } else {
+                        let s = i
+                        while i < n {
+                            let b = base[i]
+                            if b == UInt8(ascii: ",") || b == 0x0A { break }
+                            if b == UInt8(ascii: "\"") { return (recordLine, false) }
+                            if b == 0x0D {
+                                if i + 1 == n || base[i + 1] == 0x0A { break }
+                                return (recordLine, false)
+                            }
+                            i += 1
+                        }
+                        starts.append(s); ends.append(i); quoted.append(false)
                     }
-                    i += 1
+                    guard i < n else { break }
+                    let b = base[i]
+                    if b == UInt8(ascii: ",") { i += 1; continue }
+                    if b == 0x0A { i += 1; break }
+                    if b == 0x0D && (i + 1 == n || base[i + 1] == 0x0A) { i += i + 1 < n ? 2 : 1; break }
+                    return (recordLine, false)
                 }
-                starts.append(s); ends.append(i)
-                if i < n { i += base[i] == 0x0D && i + 1 < n ? 2 : 1 }
                 line += 1
                 return (recordLine, true)
             }
-            func text(_ k: Int) -> String { String(decoding: UnsafeBufferPointer(start: base + starts[k], count: ends[k] - starts[k]), as: UTF8.self) }
+            func text(_ k: Int) -> String {
+                let t = String(decoding: UnsafeBufferPointer(start: base + starts[k], count: ends[k] - starts[k]), as: UTF8.self)
+                return quoted[k] ? t.replacingOccurrences(of: "\"\"", with: "\"") : t
+            }
             guard let header = nextRecord(), header.ok else { return nil }
             let names = (0..<starts.count).map { FenceLoader.trimmed(text($0)) }
             guard Set(names).count == names.count, let iid = names.firstIndex(of: "id"), let ilat = names.firstIndex(of: "lat"),
@@ -57,6 +84,7 @@ extension FenceLoader {
             while let rec = nextRecord() {
                 guard rec.ok, starts.count == names.count else { return nil }
                 // The identifier: clean ASCII-bounded text (else `trimmed` may change it: the general path).
+                guard !quoted[iid] && !quoted[ilat] && !quoted[ilon] && !quoted[irad] else { return nil }
                 let a = starts[iid], b = ends[iid]
                 guard b > a, FastText.plain(base[a]), FastText.plain(base[b - 1]) else { return nil }
                 guard let lat = FastText.decimal(base + starts[ilat], ends[ilat] - starts[ilat]), abs(lat) <= 90,
