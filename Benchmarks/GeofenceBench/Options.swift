@@ -19,11 +19,15 @@ struct BenchOptions {
     /// Root of the repository (for data/); found from the working directory by default.
     var root: String?
     var seed: UInt64 = 20_260_905
+    /// The `fences` suite also measures 10M circles (minutes, several GB of files).
+    var tenMillionFences = false
+    /// Where the `fences` suite writes its files and keeps them (default: a temporary directory, removed).
+    var fenceFilesDir: String?
 
     static let usage = """
     usage: geofence-bench [--quick] [--filter NAME]... [--json OUT] [--chart OUT.svg]
                           [--check BASELINE.json [--tolerance 0.25]] [--list] [--data-root DIR] [--seed N]
-                          [--peers PEERS.json] [--render RESULTS.json]
+                          [--peers PEERS.json] [--render RESULTS.json] [--fences-10m] [--fence-files DIR]
 
     Runs the benchmark suites of the fence index and the evaluator (release builds only).
       --quick            small sizes, checks answers, under 2 minutes (CI smoke test; never judge timings)
@@ -37,6 +41,8 @@ struct BenchOptions {
       --list             list the suites and exit
       --data-root DIR    repository root holding data/ (default: found from the current directory)
       --seed N           seed of every synthetic workload (default 20260905)
+      --fences-10m       the fences suite also loads 10M circles (slow: several GB of files)
+      --fence-files DIR  the fences suite writes its fence files to DIR and keeps them (reused when present)
     Exit codes: 0 ok, 1 regression (--check), 2 debug build, 64 usage.
     """
 
@@ -63,6 +69,8 @@ struct BenchOptions {
             case "--peers": o.peersPath = value(a)
             case "--render": o.renderPath = value(a)
             case "--data-root": o.root = value(a)
+            case "--fences-10m": o.tenMillionFences = true
+            case "--fence-files": o.fenceFilesDir = value(a)
             case "--seed":
                 guard let s = UInt64(value(a)) else { fail("--seed needs an unsigned integer") }
                 o.seed = s

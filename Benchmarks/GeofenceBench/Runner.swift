@@ -18,6 +18,7 @@ struct Runner {
         ("evaluate-real", "real fences × real AIS traces: airports + ports + counties, cities; join alone and end to end"),
         ("evaluate-dense", "a device inside k = 10, 1k, 100k fences at once: cost per fix grows like k, not k²; vs a brute force of exact distances"),
         ("plan", "rotation planning cost: Planner.plan (guaranteed, centre, trigger) at 100k and 1M circles, p50/p99"),
+        ("fences", "fence files: load time and peak RSS per format (GeoJSON, CSV, compiled) at 10k–1M circles (10M with --fences-10m), 10k–100k polygons, airports-like 64k"),
         ("subset", "tile bundles (1 and 2 threads, coverage checked) and bbox/radius/nearest selectors vs brute force; bundle write"),
     ]
 
@@ -57,6 +58,7 @@ struct Runner {
             try DenseSuite(options: options, report: report).run()
             try PlanSuite(options: options, report: report).run()
             try SubsetSuite(options: options, report: report, data: data).run()
+            try FenceFileSuite(options: options, report: report).run()
         } catch {
             FileHandle.standardError.write(Data("geofence-bench: \(error)\n".utf8))
             return 70

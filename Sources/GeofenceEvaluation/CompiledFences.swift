@@ -13,7 +13,7 @@ public struct CompiledFences: Sendable {
     public let options: CompiledOptions
     /// The fences' own options per slot (notify flags, dwell, repeats, note).
     public let optionTable: FenceOptionTable
-    /// Where the full fences come from: held, or a compiled fence file.
+    /// Where the full fences come from: held, a compiled fence file, or the source files read again.
     let source: FenceSource
 
     /// The fences in slot order, with their properties and sources. From a compiled fence
@@ -24,10 +24,11 @@ public struct CompiledFences: Sendable {
     }
 
     /// The fences in slot order, with their properties and sources; read from the compiled
-    /// fence file on first use (then kept).
-    /// - Throws: `GeofenceError.input` (`malformed`) when the file's side sections are damaged.
+    /// fence file (or again from the source files) on first use, then kept.
+    /// - Throws: `GeofenceError.input` (`malformed`) when the file's side sections are damaged
+    ///   or the fences read again differ from those compiled, or as the files' loading throws.
     /// - Complexity: O(1) once held; O(fences + property bytes) the first time from a file.
-    public func loadFences() throws(GeofenceError) -> [Fence] { try source.fences() }
+    public func loadFences() throws(GeofenceError) -> [Fence] { try source.fences(of: index) }
 
     /// Compiles fences in order: slot k is `fences[k]`. `defaultDwell` (seconds) applies to
     /// fences without their own `dwell` option.
@@ -42,6 +43,23 @@ public struct CompiledFences: Sendable {
             throw CompiledFences.inputError(error, fences)
         }
         self.init(index: index, optionTable: FenceOptionTable(fences.map(\.options)), source: FenceSource(fences), defaultDwell: defaultDwell)
+    }
+
+    /// Compiles fences as ``init(_:defaultDwell:)`` does, without holding them: `reload`
+    /// gives them again, with their properties, the first time ``loadFences()`` is called
+    /// (the fences of text files, read again from the files). `reload` must give the same
+    /// identifiers in the same order; ``loadFences()`` throws when it does not.
+    /// - Throws: as ``init(_:defaultDwell:)``.
+    /// - Complexity: O(n log n) for n fences.
+    public init(_ fences: [Fence], defaultDwell: Double? = nil,
+                reload: @escaping @Sendable () throws(GeofenceError) -> [Fence]) throws(GeofenceError) {
+        let index: FenceIndex
+        do {
+            index = try FenceIndex(fences)
+        } catch {
+            throw CompiledFences.inputError(error, fences)
+        }
+        self.init(index: index, optionTable: FenceOptionTable(fences.map(\.options)), source: FenceSource(reload: reload), defaultDwell: defaultDwell)
     }
 
     /// The fences of a compiled fence file, as it was opened (nothing parsed; properties
@@ -84,19 +102,25 @@ public struct CompiledFences: Sendable {
     }
 }
 
-/// The full fences of a `CompiledFences`: held, or read once from a compiled fence file.
+/// The full fences of a `CompiledFences`: held, or read once on first use from a compiled
+/// fence file or by a reload function (text files read again).
 final class FenceSource: Sendable {
-    private let file: CompiledFenceFile?
+    private let read: (@Sendable () throws(GeofenceError) -> [Fence])?
     private let cache: Mutex<[Fence]?>
 
-    init(_ fences: [Fence]) { file = nil; cache = Mutex(fences) }
-    init(_ file: CompiledFenceFile) { self.file = file; cache = Mutex(nil) }
+    init(_ fences: [Fence]) { read = nil; cache = Mutex(fences) }
+    init(_ file: CompiledFenceFile) { read = { () throws(GeofenceError) in try file.fences() }; cache = Mutex(nil) }
+    init(reload: @escaping @Sendable () throws(GeofenceError) -> [Fence]) { read = reload; cache = Mutex(nil) }
 
-    func fences() throws(GeofenceError) -> [Fence] {
+    func fences(of index: FenceIndex) throws(GeofenceError) -> [Fence] {
         if let held = cache.withLock({ $0 }) { return held }
-        let read = try file!.fences()
-        cache.withLock { $0 = read }
-        return read
+        let fences = try read!()
+        guard fences.count == index.slotCount, fences.indices.allSatisfy({ index.identifier(of: Int32($0)) == fences[$0].id }) else {
+            let file = fences.first?.source.file ?? ""
+            throw .input(InputError(SourceLocation(file: file), .malformed, "the fences changed since they were loaded; run the command again"))
+        }
+        cache.withLock { $0 = fences }
+        return fences
     }
 }
 

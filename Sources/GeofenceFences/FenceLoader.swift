@@ -39,6 +39,10 @@ public struct FenceLoader {
     /// fence. When set, a CSV header with both `x` and `y` columns is read as `id,x,y,radius`.
     /// Default nil.
     public var reproject: Reprojector? = nil
+    /// Whether each fence keeps its source properties (``Fence/properties``), as commands
+    /// that write fences back need them; false leaves them empty (the options are read from
+    /// them either way), which is what querying and evaluating need. Default true.
+    public var keepProperties = true
 
     /// A loader with default options and no reprojection.
     public init() {}
@@ -83,15 +87,22 @@ public struct FenceLoader {
         guard significant else {
             throw .malformed(SourceLocation(file: name), "empty file, expected \(format == .csv ? "a CSV header with id,lat,lon,radius" : "a GeoJSON FeatureCollection")")
         }
+        // Clean files take the fast readers; anything else (and every problem) the general ones.
         switch format {
-        case .geojson: return try loadGeoJSON(bytes: bytes, name: name)
-        case .csv: return try loadCSV(bytes: bytes, name: name)
+        case .geojson:
+            if let file = fastGeoJSON(bytes, name: name) { return file }
+            return try loadGeoJSON(bytes: bytes, name: name)
+        case .csv:
+            if let file = fastCSV(bytes, name: name) { return file }
+            return try loadCSV(bytes: bytes, name: name)
         }
     }
 
     // MARK: GeoJSON
 
-    func loadGeoJSON(bytes: [UInt8], name: String) throws(GeofenceError) -> FenceFile {
+    /// The general GeoJSON reader: the whole document parsed into `JSONValue`s, every
+    /// problem found and worded.
+    package func loadGeoJSON(bytes: [UInt8], name: String) throws(GeofenceError) -> FenceFile {
         let root: JSONValue
         do { root = try JSONParser.parse(bytes) } catch {
             throw .malformed(SourceLocation(file: name), "malformed JSON at \(error)")
@@ -213,7 +224,7 @@ public struct FenceLoader {
         for k in soft.indices { soft[k].location = loc; soft[k].fenceID = id }
         var options = defaults
         if let problem = Self.readOptions(props, into: &options, at: loc, fence: id) { return .failure(problem) }
-        return .success(Fence(id: id, shape: shape, options: options, properties: properties, source: loc))
+        return .success(Fence(id: id, shape: shape, options: options, properties: keepProperties ? properties : [], source: loc))
     }
 
     private func reprojectChecked(_ c: inout [Coordinate]) throws {
@@ -373,7 +384,8 @@ public struct FenceLoader {
         return s.trimmingCharacters(in: .whitespaces)
     }
 
-    func loadCSV(bytes: [UInt8], name: String) throws(GeofenceError) -> FenceFile {
+    /// The general CSV reader: records and fields as strings, every problem found and worded.
+    package func loadCSV(bytes: [UInt8], name: String) throws(GeofenceError) -> FenceFile {
         let records: [CSVReader.Record]
         do { records = try CSVReader().records(bytes) } catch {
             throw .malformed(SourceLocation(file: name, line: error.line), "\(error.message)")
@@ -442,7 +454,7 @@ public struct FenceLoader {
                 let literal = radText.hasPrefix("+") ? radText.dropFirst() : Substring(radText)
                 props.append(("radius", .number(FenceLoader.isJSONNumber(literal) ? String(literal) : JSONValue.format(r))))
                 fences.append(Fence(id: id, shape: .circle(lat: c[0].lat, lon: c[0].lon, radius: r), options: options,
-                                    properties: props, source: loc))
+                                    properties: keepProperties ? props : [], source: loc))
             } catch let p as FenceProblem {
                 var p = p
                 p.location = loc

@@ -6,17 +6,20 @@ extension FenceSet {
     /// Loads fence files, reprojecting from `crs` (e.g. "EPSG:2154") to WGS84 through
     /// PROJ when given (docs/fences.md#projected-input---crs), and, when `checkPolygons`,
     /// checks polygons with GEOS (``FenceValidator/checkPolygons(_:)``). `defaults` are the
-    /// options each fence starts from.
-    /// - Throws: `GeofenceError.invalidArgument` (parameter `crs`) for an unknown CRS,
-    ///   `GeofenceError.input` for a file that cannot be read or parsed (as
+    /// options each fence starts from; `keepProperties` false leaves every fence's properties
+    /// empty (``FenceLoader/keepProperties``).
+    /// - Throws: `GeofenceError.invalidArgument` (parameter `crs`) for an unknown CRS or a
+    ///   `crs` given with a compiled fence file (already WGS84), `GeofenceError.input` for a file that cannot be read or parsed (as
     ///   ``FenceLoader/load(path:)``), `GeofenceError.internal` when a GEOS context cannot be
     ///   created.
     /// - Complexity: O(total file size + coordinates), plus GEOS validity checks of the polygons.
     public static func load(paths: [String], crs: String?, defaults: FenceOptions = FenceOptions(),
-                            checkPolygons: Bool = true) throws(GeofenceError) -> FenceSet {
+                            checkPolygons: Bool = true, keepProperties: Bool = true) throws(GeofenceError) -> FenceSet {
         var loader = FenceLoader()
         loader.defaults = defaults
+        loader.keepProperties = keepProperties
         if let crs {
+            try refuseCRSWithCompiledFiles(paths)
             let transformer: CRSTransformer
             do {
                 transformer = try CRSTransformer(from: crs, to: "EPSG:4326", context: try PROJContext())
@@ -35,6 +38,17 @@ extension FenceSet {
             v.checkPolygons(&set)
         }
         return set
+    }
+
+    /// Throws when one of `paths` is a compiled fence file: its positions are WGS84 already,
+    /// so a `--crs` given with it is a mistake, not something to ignore
+    /// (docs/compiled-fences.md#what-it-holds).
+    /// - Throws: `GeofenceError.invalidArgument` (parameter `crs`) naming the compiled file.
+    /// - Complexity: one 4-byte read per path.
+    public static func refuseCRSWithCompiledFiles(_ paths: [String]) throws(GeofenceError) {
+        for p in paths where CompiledFenceFile.isCompiled(path: p) {
+            throw .argument("crs", "\(p) is a compiled fence file, already in WGS84; drop --crs")
+        }
     }
 
     /// For commands that need clean fences (docs/fences.md#what-each-command-does-with-problems):

@@ -36,16 +36,15 @@ public struct FenceSet: Sendable {
         files.append(file.path)
         problems.append(contentsOf: file.problems)
         // Identifiers are compared bytewise (docs/fences.md): NFC and NFD spellings are two ids.
-        var first: [[UInt8]: SourceLocation] = [:]
-        first.reserveCapacity(fences.count + file.fences.count)
-        for f in fences { first[Array(f.id.utf8)] = f.source }
+        var table = IdentifierTable(capacity: fences.count + file.fences.count)
+        for f in fences { _ = table.firstOrInsert(f.id) { fences[$0].id } }
+        fences.reserveCapacity(fences.count + file.fences.count)
         for f in file.fences {
-            if let prior = first[Array(f.id.utf8)] {
-                problems.append(FenceProblem(.duplicateIdentifier, "duplicate identifier \"\(f.id)\" (first defined at \(prior))",
+            if let prior = table.firstOrInsert(f.id, idAt: { fences[$0].id }) {
+                problems.append(FenceProblem(.duplicateIdentifier, "duplicate identifier \"\(f.id)\" (first defined at \(fences[prior].source))",
                                              at: f.source, fence: f.id))
                 continue
             }
-            first[Array(f.id.utf8)] = f.source
             fences.append(f)
         }
         problems.sort { a, b in

@@ -244,13 +244,11 @@ struct PackedRTree: Sendable {
         }
         let slices = Int((Double(groups)).squareRoot().rounded(.up))
         let perSlice = (groups + slices - 1) / slices * subtree
-        var whole = UnsafeMutableBufferPointer(rebasing: ord[lo..<hi])
-        whole.sort { xs[Int($0)] < xs[Int($1)] }
+        sortStably(UnsafeMutableBufferPointer(rebasing: ord[lo..<hi]), by: xs)
         var s = lo
         while s < hi {
             let e = min(s + perSlice, hi)
-            var slice = UnsafeMutableBufferPointer(rebasing: ord[s..<e])
-            slice.sort { ys[Int($0)] < ys[Int($1)] }
+            sortStably(UnsafeMutableBufferPointer(rebasing: ord[s..<e]), by: ys)
             var g = s
             while g < e {
                 let ge = min(g + subtree, e)
@@ -259,6 +257,28 @@ struct PackedRTree: Sendable {
             }
             s = e
         }
+    }
+
+    /// Sorts entry numbers by their coordinate, keeping the current order of equal ones
+    /// (what a stable sort by `key[entry]` gives): one sort of 64-bit integers, the
+    /// coordinate's order-preserving bits above the current position, instead of a
+    /// comparison closure that reads two keys per comparison.
+    /// - Complexity: O(n log n) integer comparisons.
+    private static func sortStably(_ ord: UnsafeMutableBufferPointer<Int32>, by key: UnsafeBufferPointer<Float>) {
+        var keyed = [UInt64](unsafeUninitializedCapacity: ord.count) { buf, c in
+            for k in 0..<ord.count {
+                var x = key[Int(ord[k])]
+                if x == 0 { x = 0 }  // -0 and +0 compare equal
+                let b = x.bitPattern
+                // Order-preserving: flip every bit of negatives, the sign bit of the others.
+                let ordered = b & 0x8000_0000 != 0 ? ~b : b | 0x8000_0000
+                buf[k] = UInt64(ordered) << 32 | UInt64(k)
+            }
+            c = ord.count
+        }
+        keyed.sort()
+        let old = Array(ord)
+        for k in 0..<ord.count { ord[k] = old[Int(keyed[k] & 0xFFFF_FFFF)] }
     }
 
     /// Lane mask (bit j: child j's box meets the window) of a node, computed

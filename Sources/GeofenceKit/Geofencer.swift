@@ -21,7 +21,8 @@ public final class Geofencer: Sendable {
     /// computed with GEOS the first time a planner needs them.
     private let osCircleCache = Mutex<[OSCircle]?>(nil)
 
-    /// The fences in slot order.
+    /// The fences in slot order, with their properties (read again from the files the first
+    /// time; see `CompiledFences.loadFences()`).
     public var fences: [Fence] { compiled.fences }
 
     /// Compiles fences made in code (or loaded by `FenceSet`).
@@ -40,19 +41,24 @@ public final class Geofencer: Sendable {
     ///   - skipInvalid: drop fences with problems (counted in `skippedProblems`) instead of
     ///     throwing the first.
     /// - Throws: `GeofenceError.input` for a file that cannot be read or parsed, or (strict)
-    ///   the first fence problem as `invalidRecord`; `.invalidArgument` (`crs`) for an unknown CRS.
+    ///   the first fence problem as `invalidRecord`; `.invalidArgument` (`crs`) for an unknown CRS
+    ///   or a `crs` given with a compiled fence file among `paths`.
     /// - Complexity: O(n log n) for n fences, plus GEOS validity checks of polygons.
     public init(contentsOf paths: [String], crs: String? = nil, skipInvalid: Bool = false) throws(GeofenceError) {
+        if crs != nil { try FenceSet.refuseCRSWithCompiledFiles(paths) }
         if paths.count == 1, CompiledFenceFile.isCompiled(path: paths[0]) {
             // One compiled fence file: opened as it is (checked, no parse, no rebuild).
-            if crs != nil { throw .argument("crs", "\(paths[0]) is a compiled fence file, already in WGS84; drop --crs") }
             compiled = CompiledFences(file: try CompiledFenceFile.open(path: paths[0]))
             skippedProblems = [:]
             return
         }
-        let set = try FenceSet.load(paths: paths, crs: crs)
+        // Queries and evaluation need no properties: the fences are compiled without them,
+        // and read again, whole, only by a command that writes them back (`loadFences()`).
+        let set = try FenceSet.load(paths: paths, crs: crs, keepProperties: false)
         let (fences, skipped) = try set.usable(skipInvalid: skipInvalid)
-        compiled = try CompiledFences(fences)
+        compiled = try CompiledFences(fences, reload: { () throws(GeofenceError) -> [Fence] in
+            try FenceSet.load(paths: paths, crs: crs).usable(skipInvalid: skipInvalid).fences
+        })
         skippedProblems = skipped
     }
 
@@ -101,7 +107,8 @@ public final class Geofencer: Sendable {
     /// - Complexity: O(total polygon vertices) the first time, O(1) after.
     public func osCircles() throws(GeofenceError) -> [OSCircle] {
         if let c = osCircleCache.withLock({ $0 }) { return c }
-        let c = try Simulator.osCircles(fences)
+        let index = compiled.index
+        let c = try Simulator.osCircles((0..<Int32(index.slotCount)).map { Fence(id: index.identifier(of: $0), shape: index.shape(at: $0)!) })
         osCircleCache.withLock { $0 = c }
         return c
     }

@@ -188,6 +188,6 @@ extension Simulator {
             detectedAll[s.rawValue] = det.flatMap { $0 }
         }
         return SimulationReport(os: os, clusters: clusters, devices: deviceNames, strategies: results, detected: detectedAll,
-                                fixes: fixesByDevice.reduce(0) { $0 + $1.count }, fences: compiled.fences.count)
+                                fixes: fixesByDevice.reduce(0) { $0 + $1.count }, fences: compiled.index.count)
     }
 }

@@ -53,6 +53,31 @@ final class CompileCommandTests: XCTestCase {
         try same(["validate"], sources: mixed, compiled: mix)
     }
 
+    /// A compiled file is WGS84 already: every command that takes `--crs` refuses it with a
+    /// compiled file (alone or next to a source file) as a usage error, and writes nothing.
+    func testCRSWithACompiledFileIsRefusedByEveryCommand() throws {
+        let gfc = try compile(["--fences", CLI.data("ports.csv")], "ports-crs.gfc")
+        defer { try? FileManager.default.removeItem(atPath: gfc) }
+        let log = ["--log", CLI.data("virginia_beach_ais.csv")]
+        let commands: [[String]] = [
+            ["validate"], ["contains", "--at", "36.85,-76.30"], ["nearest", "--at", "36.85,-76.30"],
+            ["evaluate", "--quiet"] + log, ["simulate"] + log, ["subset", "--bbox", "-80,35,-75,38"],
+            ["subset", "--tiles", "3", "--out", CLI.tempPath("crs-tiles")], ["compile"],
+        ]
+        for cmd in commands {
+            for fences in [["--fences", gfc], ["--fences", CLI.data("airports.csv"), "--fences", gfc]] {
+                let out = CLI.tempPath("crs-out")
+                var args = cmd + fences + ["--crs", "EPSG:4326"]
+                if cmd[0] != "validate" && cmd[0] != "contains" && cmd[0] != "nearest" && !cmd.contains("--tiles") { args += ["-o", out] }
+                let r = try CLI.run(args)
+                XCTAssertEqual(r.status, 64, "\(args): \(r.stderr)")
+                XCTAssertTrue(r.stderr.contains("\(gfc) is a compiled fence file, already in WGS84; drop --crs"), "\(args): \(r.stderr)")
+                XCTAssertEqual(r.stdout, "", "\(args)")
+                XCTAssertFalse(FileManager.default.fileExists(atPath: out), "\(args)")
+            }
+        }
+    }
+
     func testDamagedCompiledFileExits65() throws {
         let out = try compile(["--fences", CLI.data("ports.csv")], "ports.gfc")
         defer { try? FileManager.default.removeItem(atPath: out) }
