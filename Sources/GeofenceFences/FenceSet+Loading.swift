@@ -6,16 +6,21 @@ extension FenceSet {
     /// Loads fence files, reprojecting from `crs` (e.g. "EPSG:2154") to WGS84 through
     /// PROJ when given (docs/fences.md#projected-input---crs), and, when `checkPolygons`,
     /// checks polygons with GEOS (``FenceValidator/checkPolygons(_:)``). `defaults` are the
-    /// options each fence starts from.
-    /// - Throws: `GeofenceError.invalidArgument` (parameter `crs`) for an unknown CRS,
+    /// options each fence starts from. `layer` names the layer of sources read through GDAL
+    /// (docs/fences.md#other-vector-formats-gdal); such a source with a CRS of its own is
+    /// transformed from it, and `crs` must then be the same CRS or nil.
+    /// - Throws: `GeofenceError.invalidArgument` (parameter `crs`) for an unknown CRS or one
+    ///   that conflicts with a source's own, (parameter `layer`) for a GDAL source whose layer
+    ///   is missing or ambiguous,
     ///   `GeofenceError.input` for a file that cannot be read or parsed (as
     ///   ``FenceLoader/load(path:)``), `GeofenceError.internal` when a GEOS context cannot be
     ///   created.
     /// - Complexity: O(total file size + coordinates), plus GEOS validity checks of the polygons.
-    public static func load(paths: [String], crs: String?, defaults: FenceOptions = FenceOptions(),
+    public static func load(paths: [String], crs: String?, layer: String? = nil, defaults: FenceOptions = FenceOptions(),
                             checkPolygons: Bool = true) throws(GeofenceError) -> FenceSet {
         var loader = FenceLoader()
         loader.defaults = defaults
+        loader.vector = VectorSourceOptions(layer: layer, crs: crs)
         if let crs {
             let transformer: CRSTransformer
             do {

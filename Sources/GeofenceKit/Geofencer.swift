@@ -37,12 +37,15 @@ public final class Geofencer: Sendable {
     /// - Parameters:
     ///   - paths: fence files, read in order; identifiers must be unique across them.
     ///   - crs: the CRS of projected inputs (e.g. `EPSG:2154`), reprojected to WGS84 by PROJ.
+    ///   - layer: the layer to read from sources read through GDAL (docs/fences.md#other-vector-formats-gdal);
+    ///     nil: their only layer with geometry.
     ///   - skipInvalid: drop fences with problems (counted in `skippedProblems`) instead of
     ///     throwing the first.
     /// - Throws: `GeofenceError.input` for a file that cannot be read or parsed, or (strict)
-    ///   the first fence problem as `invalidRecord`; `.invalidArgument` (`crs`) for an unknown CRS.
+    ///   the first fence problem as `invalidRecord`; `.invalidArgument` (`crs`) for an unknown CRS
+    ///   or one conflicting with a source's own, (`layer`) for a missing or ambiguous layer.
     /// - Complexity: O(n log n) for n fences, plus GEOS validity checks of polygons.
-    public init(contentsOf paths: [String], crs: String? = nil, skipInvalid: Bool = false) throws(GeofenceError) {
+    public init(contentsOf paths: [String], crs: String? = nil, layer: String? = nil, skipInvalid: Bool = false) throws(GeofenceError) {
         if paths.count == 1, CompiledFenceFile.isCompiled(path: paths[0]) {
             // One compiled fence file: opened as it is (checked, no parse, no rebuild).
             if crs != nil { throw .argument("crs", "\(paths[0]) is a compiled fence file, already in WGS84; drop --crs") }
@@ -50,7 +53,7 @@ public final class Geofencer: Sendable {
             skippedProblems = [:]
             return
         }
-        let set = try FenceSet.load(paths: paths, crs: crs)
+        let set = try FenceSet.load(paths: paths, crs: crs, layer: layer)
         let (fences, skipped) = try set.usable(skipInvalid: skipInvalid)
         compiled = try CompiledFences(fences)
         skippedProblems = skipped
