@@ -6,10 +6,10 @@ import PackageDescription
 let checks: [SwiftSetting] = [.define("GEOFENCE_INTERNAL_CHECKS", .when(configuration: .debug))]
 
 // Modules follow the data path (docs/architecture.md): fences are read (GeofenceFences,
-// the only fence-side user of GEOS/PROJ), compiled into the index (GeofenceIndex), fixes
+// the only fence-side user of GEOS/PROJ/GDAL), compiled into the index (GeofenceIndex), fixes
 // are read (GeofenceLogs) and evaluated (GeofenceEvaluation); planning, simulation and
 // subsets work over the index. GeofenceKit re-exports them all with the entry point
-// `Geofencer`. The evaluator and the planner build without GEOS and PROJ
+// `Geofencer`. The evaluator and the planner build without GEOS, PROJ and GDAL
 // (scripts/check-module-deps checks it).
 let package = Package(
     name: "geofence",
@@ -19,10 +19,11 @@ let package = Package(
         .library(name: "GeofenceKit", targets: ["GeofenceKit"]),
     ],
     targets: [
-        // System libraries (Debian: libgeos-dev, libproj-dev, zlib1g-dev; scripts/install-deps installs them).
+        // System libraries (Debian: libgeos-dev, libproj-dev, zlib1g-dev, libgdal-dev; scripts/install-deps installs them).
         .systemLibrary(name: "CGEOS", pkgConfig: "geos", providers: [.apt(["libgeos-dev"])]),
         .systemLibrary(name: "CPROJ", pkgConfig: "proj", providers: [.apt(["libproj-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(name: "CGDAL", pkgConfig: "gdal", providers: [.apt(["libgdal-dev"])]),
         // Linux system calls Swift cannot reach directly (renameat2's RENAME_EXCHANGE).
         .systemLibrary(name: "CSystem"),
 
@@ -30,14 +31,17 @@ let package = Package(
         .target(name: "Geodesy", swiftSettings: checks),
         // Swift over GEOS and PROJ: contexts, owned geometries, prepared predicates, WKT/WKB/GeoJSON, CRS transforms.
         .target(name: "GeometryKit", dependencies: ["CGEOS", "CPROJ", "Geodesy"], swiftSettings: checks),
+        // Swift over GDAL's OGR vector API: reading layers of any OGR source, writing GeoPackage and FlatGeobuf.
+        .target(name: "GeofenceGDAL", dependencies: ["CGDAL"], swiftSettings: checks),
         // What every module shares: the error types, JSON and CSV codecs, atomic output files, SHA-256.
         .target(name: "GeofenceBase", swiftSettings: checks),
         // Fences as values (Fence, FenceShape, Coordinate) and the packed R-tree over them (FenceIndex).
         .target(name: "GeofenceIndex", dependencies: ["GeofenceBase", "Geodesy"], swiftSettings: checks),
         // Location logs: CSV, NDJSON and GPX readers (gzip, stdin), device interning, times.
         .target(name: "GeofenceLogs", dependencies: ["GeofenceBase", "CZlib"], swiftSettings: checks),
-        // Fence files: GeoJSON and CSV loading, validation and repair (GEOS), reprojection (PROJ), writing.
-        .target(name: "GeofenceFences", dependencies: ["GeofenceBase", "GeofenceIndex", "GeometryKit", "Geodesy"], swiftSettings: checks),
+        // Fence files: GeoJSON and CSV loading, other vector formats through GDAL, validation and repair
+        // (GEOS), reprojection (PROJ), writing.
+        .target(name: "GeofenceFences", dependencies: ["GeofenceBase", "GeofenceIndex", "GeometryKit", "GeofenceGDAL", "Geodesy"], swiftSettings: checks),
         // The per-device state machines over the index: enter, exit and dwell events (pure Swift).
         .target(name: "GeofenceEvaluation", dependencies: ["GeofenceBase", "GeofenceIndex", "GeofenceLogs"], swiftSettings: checks),
         // The nearest-K region planner (which fences a phone monitors, and its refresh region) and
@@ -48,7 +52,7 @@ let package = Package(
         // Regional subsets (bbox, polygon, radius, nearest N) and tile bundles with a coverage guarantee.
         .target(name: "GeofenceSubsets", dependencies: ["GeofenceBase", "GeofenceIndex", "GeofenceFences", "GeofenceEvaluation", "GeometryKit", "Geodesy", "CSystem"], swiftSettings: checks),
         // The library's front door: re-exports the modules above and adds `Geofencer`.
-        .target(name: "GeofenceKit", dependencies: ["GeofenceBase", "GeofenceIndex", "GeofenceLogs", "GeofenceFences", "GeofenceEvaluation",
+        .target(name: "GeofenceKit", dependencies: ["GeofenceBase", "GeofenceIndex", "GeofenceLogs", "GeofenceFences", "GeofenceGDAL", "GeofenceEvaluation",
                                                     "GeofencePlanning", "GeofenceSimulation", "GeofenceSubsets", "Geodesy"], swiftSettings: checks),
         // The command line: argument parsing, exit codes and wording over GeofenceKit.
         .executableTarget(name: "geofence", dependencies: ["GeofenceKit"], swiftSettings: checks),

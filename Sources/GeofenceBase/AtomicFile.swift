@@ -74,6 +74,12 @@ public enum AtomicFile {
         /// Bytes to write in place at commit (a device or FIFO target, which is never renamed over).
         let inPlace: [UInt8]?
 
+        /// A file already written under the temporary name `staged` (registered with
+        /// ``TemporaryFiles``), to be renamed to `path` at commit.
+        package init(path: String, staged: String) { self.path = path; tmp = staged; inPlace = nil }
+
+        init(path: String, tmp: String?, inPlace: [UInt8]?) { self.path = path; self.tmp = tmp; self.inPlace = inPlace }
+
         /// Renames the file into place (writes it, for a device or FIFO).
         /// - Throws: `GeofenceError.output` when the rename or the write fails.
         public func commit() throws(GeofenceError) {

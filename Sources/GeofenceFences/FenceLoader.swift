@@ -43,14 +43,20 @@ public struct FenceLoader {
     /// that write fences back need them; false leaves them empty (the options are read from
     /// them either way), which is what querying and evaluating need. Default true.
     public var keepProperties = true
+    /// How sources read through GDAL are read: the layer to take, the `--crs` given
+    /// (docs/fences.md#other-vector-formats-gdal). Default: no layer named, no CRS given.
+    public var vector = VectorSourceOptions()
 
     /// A loader with default options and no reprojection.
     public init() {}
 
     /// Reads and parses a file. A compiled fence file (docs/compiled-fences.md, recognised by
     /// its magic bytes whatever its name) gives its fences as compiled, with their
-    /// properties and sources. Otherwise the format comes from the extension (`.csv`, `.tsv` → CSV;
-    /// `.geojson`, `.json` → GeoJSON), else from the first non-blank byte (`{` → GeoJSON, else CSV).
+    /// properties and sources. A source GDAL reads (``vectorSource(path:)``: a `gdal:` prefix,
+    /// a `/vsi` path, a directory, a Shapefile, GeoPackage, KML, FlatGeobuf... by extension or
+    /// magic bytes) goes through ``loadVector(path:source:)``. Otherwise the format comes from
+    /// the extension (`.csv`, `.tsv` → CSV; `.geojson`, `.json` → GeoJSON), else from the first
+    /// non-blank byte (`{` → GeoJSON, else CSV).
     /// - Throws: ``GeofenceError/input(_:)`` with kind ``InputError/Kind/notFound``,
     ///   ``InputError/Kind/notAFile``, ``InputError/Kind/cannotOpen(errno:)`` or
     ///   ``InputError/Kind/readFailed(errno:)`` when the file cannot be read, and as
@@ -61,6 +67,8 @@ public struct FenceLoader {
             // A compiled fence file (detected by its magic bytes): the fences as compiled.
             return FenceFile(path: path, fences: try CompiledFenceFile.open(path: path).fences(), problems: [])
         }
+        // Formats our own readers do not claim go through GDAL (FenceLoader+Vector.swift).
+        if let source = Self.vectorSource(path: path) { return try loadVector(path: path, source: source) }
         let bytes = try readFile(path, what: "fences file")
         return try load(bytes: bytes, name: path, format: Self.format(path: path, bytes: bytes))
     }

@@ -7,17 +7,22 @@ extension FenceSet {
     /// PROJ when given (docs/fences.md#projected-input---crs), and, when `checkPolygons`,
     /// checks polygons with GEOS (``FenceValidator/checkPolygons(_:)``). `defaults` are the
     /// options each fence starts from; `keepProperties` false leaves every fence's properties
-    /// empty (``FenceLoader/keepProperties``).
-    /// - Throws: `GeofenceError.invalidArgument` (parameter `crs`) for an unknown CRS or a
-    ///   `crs` given with a compiled fence file (already WGS84), `GeofenceError.input` for a file that cannot be read or parsed (as
+    /// empty (``FenceLoader/keepProperties``). `layer` names the layer of sources read through
+    /// GDAL (docs/fences.md#other-vector-formats-gdal); such a source with a CRS of its own is
+    /// transformed from it, and `crs` must then be the same CRS or nil.
+    /// - Throws: `GeofenceError.invalidArgument` (parameter `crs`) for an unknown CRS, one that
+    ///   conflicts with a source's own, or a `crs` given with a compiled fence file (already
+    ///   WGS84); (parameter `layer`) for a GDAL source whose layer is missing or ambiguous;
+    ///   `GeofenceError.input` for a file that cannot be read or parsed (as
     ///   ``FenceLoader/load(path:)``), `GeofenceError.internal` when a GEOS context cannot be
     ///   created.
     /// - Complexity: O(total file size + coordinates), plus GEOS validity checks of the polygons.
-    public static func load(paths: [String], crs: String?, defaults: FenceOptions = FenceOptions(),
+    public static func load(paths: [String], crs: String?, layer: String? = nil, defaults: FenceOptions = FenceOptions(),
                             checkPolygons: Bool = true, keepProperties: Bool = true) throws(GeofenceError) -> FenceSet {
         var loader = FenceLoader()
         loader.defaults = defaults
         loader.keepProperties = keepProperties
+        loader.vector = VectorSourceOptions(layer: layer, crs: crs)
         if let crs {
             try refuseCRSWithCompiledFiles(paths)
             let transformer: CRSTransformer

@@ -8,7 +8,8 @@ enum CompileCommand {
         summary: "Compile fence files into one compiled fence file (.gfc) that every --fences option accepts.",
         usage: "--fences <file> [--fences <file> ...] -o <out.gfc> [--crs EPSG:n] [--skip-invalid]",
         options: [
-            .value("--fences", "-f", name: "file", repeatable: true, help: "GeoJSON FeatureCollection, CSV (id,lat,lon,radius,...) or a compiled file."),
+            .value("--fences", "-f", name: "file", repeatable: true, help: fencesHelp + " Or a compiled file."),
+            layerOption,
             .value("--output", "-o", name: "file", help: "The compiled fence file to write (written atomically)."),
             .value("--crs", name: "crs", help: "CRS of the fence input (default: WGS84); the compiled file is WGS84."),
             .flag("--skip-invalid", help: "Leave out fences with problems instead of stopping (counts on stderr)."),
@@ -24,7 +25,7 @@ enum CompileCommand {
     static func run(_ args: Arguments) throws -> Int32 {
         let paths = try args.requiredAll("--fences")
         guard let output = args.value("--output") else { throw CommandError.usage("geofence compile: missing required option '-o'") }
-        let engine = try loadFences(paths, crs: args.value("--crs"), skipInvalid: args.flag("--skip-invalid"), command: "compile")
+        let engine = try loadFences(paths, crs: args.value("--crs"), layer: args.value("--layer"), skipInvalid: args.flag("--skip-invalid"), command: "compile")
         let compiled = engine.compiled
         let fences = try library { () throws(GeofenceError) in try compiled.loadFences() }
         try library { () throws(GeofenceError) in try CompiledFenceFile.write(index: compiled.index, fences: fences, to: output) }

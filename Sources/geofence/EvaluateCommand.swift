@@ -7,7 +7,8 @@ enum EvaluateCommand {
         summary: "Turn location logs into per-device enter/exit/dwell events (docs/evaluation.md).",
         usage: "--fences <file> ... --log <file> [--log <file> ...] [-o <out>] [--format ndjson|csv] [--threads N] [--exit-margin M] [--dwell S] [--skip-invalid] [--state-in F] [--state-out F] [--memory-budget B]",
         options: [
-            .value("--fences", "-f", name: "file", repeatable: true, help: "GeoJSON FeatureCollection or CSV (id,lat,lon,radius,...)."),
+            .value("--fences", "-f", name: "file", repeatable: true, help: fencesHelp),
+            layerOption,
             .value("--log", "-l", name: "file", repeatable: true, help: "Location log: CSV, NDJSON or GPX, optionally .gz; '-' for stdin. Several logs are read as one, in order."),
             .value("--output", "-o", name: "file", help: "Write events here (temporary name, renamed on success); default stdout."),
             .value("--format", name: "ndjson|csv", help: "Event format (default ndjson)."),
@@ -62,7 +63,7 @@ enum EvaluateCommand {
         }
 
         let start = DispatchTime.now()
-        let engine = try Geofencer(contentsOf: fencePaths, crs: args.value("--crs"), skipInvalid: skipInvalid)
+        let engine = try Geofencer(contentsOf: fencePaths, crs: args.value("--crs"), layer: args.value("--layer"), skipInvalid: skipInvalid)
         let skippedFences = engine.skippedProblems
         let settings = EvaluationSettings(exitMargin: margin, dwell: dwell)
         let run = EvaluationRun(compiled: engine.compiled.withDefaultDwell(dwell), settings: settings, threads: threads)

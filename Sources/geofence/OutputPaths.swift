@@ -26,6 +26,9 @@ struct StagedOutputs {
         files.append(try AtomicFile.stage(Array(text.utf8), to: path))
     }
 
+    /// Adds a file already staged (a GDAL format written under its temporary name).
+    mutating func add(_ file: AtomicFile.StagedFile) { files.append(file) }
+
     /// Runs `body`, which stages the outputs and prints what goes to stdout, then renames every
     /// staged file into place. When anything throws, the files not yet committed are removed.
     static func commitTogether<T>(_ body: (inout StagedOutputs) throws -> T) throws -> T {

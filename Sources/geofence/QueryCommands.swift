@@ -8,7 +8,8 @@ enum ContainsCommand {
         summary: "Which fences contain a point, with accuracy: inside, or uncertain (JSON).",
         usage: "--fences <file> [--fences <file> ...] --at LAT,LON [--accuracy M] [--crs EPSG:n] [--skip-invalid]",
         options: [
-            .value("--fences", "-f", name: "file", repeatable: true, help: "GeoJSON FeatureCollection or CSV (id,lat,lon,radius,...)."),
+            .value("--fences", "-f", name: "file", repeatable: true, help: fencesHelp),
+            layerOption,
             .value("--at", name: "lat,lon", help: "The point, latitude first."),
             .value("--accuracy", name: "metres", help: "Horizontal accuracy of the point (default 0)."),
             .value("--crs", name: "crs", help: "CRS of the fence input (default: WGS84)."),
@@ -24,7 +25,7 @@ enum ContainsCommand {
         let paths = try args.requiredAll("--fences")
         guard let at = try args.latLon("--at") else { throw CommandError.usage("geofence contains: missing required option '--at'") }
         let accuracy = try args.double("--accuracy", default: 0, min: 0)!
-        let engine = try loadFences(paths, crs: args.value("--crs"), skipInvalid: args.flag("--skip-invalid"), command: "contains")
+        let engine = try loadFences(paths, crs: args.value("--crs"), layer: args.value("--layer"), skipInvalid: args.flag("--skip-invalid"), command: "contains")
         let answer = engine.contains(lat: at.lat, lon: at.lon, accuracy: accuracy)
         try Console.out((JSONWriter.string(answer.json) + "\n"))
         return 0
@@ -38,7 +39,8 @@ enum NearestCommand {
         summary: "The fences to monitor at a point (the k-1 nearest by boundary distance) and the refresh region (JSON).",
         usage: "--fences <file> [--fences <file> ...] --at LAT,LON [-k 20] [--crs EPSG:n] [--skip-invalid]",
         options: [
-            .value("--fences", "-f", name: "file", repeatable: true, help: "GeoJSON FeatureCollection or CSV (id,lat,lon,radius,...)."),
+            .value("--fences", "-f", name: "file", repeatable: true, help: fencesHelp),
+            layerOption,
             .value("--at", name: "lat,lon", help: "The device position, latitude first."),
             .value("-k", "--slots", name: "n", help: "Regions the device can monitor (default 20, iOS; Android 100)."),
             .value("--crs", name: "crs", help: "CRS of the fence input (default: WGS84)."),
@@ -55,7 +57,7 @@ enum NearestCommand {
         let paths = try args.requiredAll("--fences")
         guard let at = try args.latLon("--at") else { throw CommandError.usage("geofence nearest: missing required option '--at'") }
         let k = try args.int("-k", default: 20, min: 2, max: 1_000_000)!
-        let engine = try loadFences(paths, crs: args.value("--crs"), skipInvalid: args.flag("--skip-invalid"), command: "nearest")
+        let engine = try loadFences(paths, crs: args.value("--crs"), layer: args.value("--layer"), skipInvalid: args.flag("--skip-invalid"), command: "nearest")
         let answer = engine.nearest(lat: at.lat, lon: at.lon, slots: k)
         try Console.out((JSONWriter.string(answer.json) + "\n"))
         return 0
@@ -63,8 +65,8 @@ enum NearestCommand {
 }
 
 /// Loads, checks and compiles fences for a command; skipped counts go to stderr.
-func loadFences(_ paths: [String], crs: String?, skipInvalid: Bool, command: String) throws -> Geofencer {
-    let engine = try Geofencer(contentsOf: paths, crs: crs, skipInvalid: skipInvalid)
+func loadFences(_ paths: [String], crs: String?, layer: String?, skipInvalid: Bool, command: String) throws -> Geofencer {
+    let engine = try Geofencer(contentsOf: paths, crs: crs, layer: layer, skipInvalid: skipInvalid)
     let skipped = engine.skippedProblems
     if !skipped.isEmpty {
         let total = skipped.values.reduce(0, +)

@@ -7,7 +7,8 @@ enum RenderCommand {
         summary: "Draw one device's replay as SVG: trace, fences, regions at each re-plan, events caught/late/missed.",
         usage: "--fences <file> ... --log <file> [--device ID] [--strategy guaranteed|centre|trigger] [OS options] -o OUT.svg",
         options: [
-            .value("--fences", "-f", name: "file", repeatable: true, help: "GeoJSON FeatureCollection or CSV (id,lat,lon,radius,...)."),
+            .value("--fences", "-f", name: "file", repeatable: true, help: fencesHelp),
+            layerOption,
             .value("--log", "-l", name: "file", repeatable: true, help: "Location log (CSV, NDJSON, GPX, optionally .gz)."),
             .value("--device", name: "id", help: "Which device to draw (default: the first in the log)."),
             .value("--strategy", name: "name", help: "guaranteed (default), centre or trigger."),
@@ -27,7 +28,7 @@ enum RenderCommand {
         options.skipInvalid = args.flag("--skip-invalid")
         if let c = args.value("--columns") { options.columns = try LogColumns.parse(c) }
 
-        let set = try FenceSet.load(paths: fencePaths, crs: nil)
+        let set = try FenceSet.load(paths: fencePaths, crs: nil, layer: args.value("--layer"))
         let (fences, _) = try set.usable(skipInvalid: args.flag("--skip-invalid"))
         let compiled = try CompiledFences(fences)
         let circles = try Simulator.osCircles(fences)

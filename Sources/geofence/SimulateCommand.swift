@@ -7,7 +7,8 @@ enum SimulateCommand {
         summary: "Replay traces through the nearest-K rotation and an OS model; compare with full evaluation.",
         usage: "--fences <file> ... --log <file> ... [--strategy guaranteed|centre|trigger|all] [--slots 20] [--min-radius M] [--max-radius M] [--delay S] [--exit-distance M] [--horizon M|inf] [--speed-cap V] [--acceleration A] [--trigger-radius M] [--centre-radius M] [--sweep CHART.svg] [-o REPORT.json] [--events OUT]",
         options: [
-            .value("--fences", "-f", name: "file", repeatable: true, help: "GeoJSON FeatureCollection or CSV (id,lat,lon,radius,...)."),
+            .value("--fences", "-f", name: "file", repeatable: true, help: fencesHelp),
+            layerOption,
             .value("--log", "-l", name: "file", repeatable: true, help: "Location log (CSV, NDJSON, GPX, optionally .gz)."),
             .value("--strategy", name: "name", help: "guaranteed (ours), centre, trigger, or all (default all)."),
         ] + osModelOptions + [
@@ -44,7 +45,7 @@ enum SimulateCommand {
         options.skipInvalid = skipInvalid
         if let c = args.value("--columns") { options.columns = try LogColumns.parse(c) }
 
-        let set = try FenceSet.load(paths: fencePaths, crs: args.value("--crs"))
+        let set = try FenceSet.load(paths: fencePaths, crs: args.value("--crs"), layer: args.value("--layer"))
         let (fences, _) = try set.usable(skipInvalid: skipInvalid)
         let compiled = try CompiledFences(fences)
         let circles = try Simulator.osCircles(fences)

@@ -8,12 +8,13 @@ enum SubsetCommand {
         summary: "Fence subsets by bbox, polygon, radius or nearest N; tile bundles with a k-nearest guarantee.",
         usage: """
         --fences <file> ... (--bbox W,S,E,N | --within <poly.geojson> | --near LAT,LON --radius M | --nearest N --at LAT,LON)
-                        [--mode intersects|within] [--format geojson|ndjson|csv] [-o <out>]
+                        [--mode intersects|within] [--format geojson|ndjson|csv|gpkg|fgb] [-o <out>]
                geofence subset --fences <file> ... --tiles Z [-k 20] --out <dir> [--reach M] [--bbox W,S,E,N | --at LAT,LON]
                         [--split N] [--threads N] [--previous <dir>] [--changes <file>]
         """,
         options: [
-            .value("--fences", "-f", name: "file", repeatable: true, help: "GeoJSON FeatureCollection or CSV (id,lat,lon,radius,...)."),
+            .value("--fences", "-f", name: "file", repeatable: true, help: fencesHelp),
+            layerOption,
             .value("--bbox", name: "W,S,E,N", help: "Lon/lat box, degrees. W > E crosses the antimeridian. With --tiles: only the tiles meeting it."),
             .value("--within", name: "file", help: "GeoJSON Polygon/MultiPolygon features (holes respected)."),
             .value("--near", name: "lat,lon", help: "Fences within --radius metres of this point (distance to the fence, 0 inside)."),
@@ -21,7 +22,7 @@ enum SubsetCommand {
             .value("--nearest", name: "n", help: "The n fences nearest to --at (the ranking of 'geofence nearest')."),
             .value("--at", name: "lat,lon", help: "The point for --nearest; with --tiles: build only the tile holding it."),
             .value("--mode", name: "intersects|within", help: "For --bbox/--within: fences touching the area (default) or lying wholly in it."),
-            .value("--format", name: "geojson|ndjson|csv", help: "Output format (default geojson; csv for circle-only results)."),
+            .value("--format", name: "geojson|ndjson|csv|gpkg|fgb", help: "Output format (default: gpkg/fgb when -o ends in .gpkg/.fgb, else geojson; csv for circle-only results; gpkg and fgb need -o)."),
             .value("--output", "-o", name: "file", help: "Write the subset here (temporary name, renamed on success); default stdout."),
             .value("--tiles", name: "zoom", help: "Write a bundle per Web Mercator tile z/x/y at this zoom (0-24)."),
             .value("-k", "--slots", name: "n", help: "Tile bundles: the guarantee's k (regions a device monitors; default 20)."),
@@ -76,7 +77,15 @@ enum SubsetCommand {
             throw CommandError.usage("geofence subset: option '--mode' goes with --bbox or --within")
         }
         let mode = SubsetMode(rawValue: try args.choice("--mode", SubsetMode.allCases.map(\.rawValue), default: "intersects"))!
-        let format = SubsetFormat(rawValue: try args.choice("--format", SubsetFormat.allCases.map(\.rawValue), default: "geojson"))!
+        // A GeoPackage or FlatGeobuf by --format, or by the extension of -o when --format is absent.
+        let formats = SubsetFormat.allCases.map(\.rawValue) + VectorFormat.allCases.map(\.rawValue)
+        let output = args.value("--output")
+        let byExtension = output.flatMap { VectorFormat(path: $0) }?.rawValue
+        let formatName = try args.choice("--format", formats, default: byExtension ?? "geojson")
+        let vectorFormat = VectorFormat(rawValue: formatName)
+        if let vectorFormat, output == nil || output == "-" {
+            throw CommandError.usage("geofence subset: --format \(vectorFormat.rawValue) writes a file: give -o <out.\(vectorFormat.rawValue)>")
+        }
 
         let selector: SubsetSelector
         let label: String
@@ -101,14 +110,14 @@ enum SubsetCommand {
             label = "\(n) nearest to \(args.value("--at")!)"
         }
 
-        let compiled = try loadFences(paths, crs: args.value("--crs"), skipInvalid: args.flag("--skip-invalid"), command: "subset").compiled
+        let compiled = try loadFences(paths, crs: args.value("--crs"), layer: args.value("--layer"), skipInvalid: args.flag("--skip-invalid"), command: "subset").compiled
         let slots = try FenceSubset.select(selector, mode: mode, in: compiled)
         let fences = try library { () throws(GeofenceError) in try compiled.loadFences() }
-        let text = try SubsetWriter.text(slots.map { fences[Int($0)] }, format: format)
-        if let out = args.value("--output") {
-            try AtomicFile.write(text, to: out)
-        } else {
-            try Console.out(text)
+        let selected = slots.map { fences[Int($0)] }
+        if let vectorFormat, let output {
+            try VectorFenceWriter.write(selected, to: output, format: vectorFormat)
+        } else if let format = SubsetFormat(rawValue: formatName) {
+            try writeText(selected, format: format, to: output)
         }
         if !args.flag("--quiet") {
             let line = slots.isEmpty
@@ -117,6 +126,16 @@ enum SubsetCommand {
             Console.err((line + "\n"))
         }
         return 0
+    }
+
+    /// GeoJSON, NDJSON or CSV to `output` (temporary name, renamed) or to stdout.
+    static func writeText(_ fences: [Fence], format: SubsetFormat, to output: String?) throws {
+        let text = try SubsetWriter.text(fences, format: format)
+        if let output, output != "-" {
+            try AtomicFile.write(text, to: output)
+        } else {
+            try Console.out(text)
+        }
     }
 
     static func runTiles(_ args: Arguments, paths: [String]) throws -> Int32 {
@@ -153,7 +172,7 @@ enum SubsetCommand {
         if !args.flag("--quiet") && isatty(2) != 0 {
             Console.err("geofence subset: \(range.count) tiles to consider at zoom \(zoom)\n")
         }
-        let compiled = try loadFences(paths, crs: args.value("--crs"), skipInvalid: args.flag("--skip-invalid"), command: "subset").compiled
+        let compiled = try loadFences(paths, crs: args.value("--crs"), layer: args.value("--layer"), skipInvalid: args.flag("--skip-invalid"), command: "subset").compiled
         let bundler = TileBundler(compiled: compiled, k: k, reach: reach, split: split ?? TileBundler.defaultSplit)
         let quiet = args.flag("--quiet")
         let progress: (@Sendable (Int, Int) -> Void)? = (!quiet && isatty(2) != 0) ? showProgress : nil

@@ -5,12 +5,13 @@ enum ValidateCommand {
     static let spec = CommandSpec(
         name: "validate",
         summary: "Check fence files: counts by shape, problems with reasons, warnings that matter on a phone.",
-        usage: "--fences <file> [--fences <file> ...] [--crs EPSG:n] [--repair -o <out.geojson>] [--min-radius M] [--max-radius M] [--all]",
+        usage: "--fences <file> [--fences <file> ...] [--layer NAME] [--crs EPSG:n] [--repair -o <out.geojson|.gpkg|.fgb>] [--min-radius M] [--max-radius M] [--all]",
         options: [
-            .value("--fences", "-f", name: "file", repeatable: true, help: "GeoJSON FeatureCollection or CSV (id,lat,lon,radius,...)."),
+            .value("--fences", "-f", name: "file", repeatable: true, help: fencesHelp),
+            layerOption,
             .value("--crs", name: "crs", help: "Coordinate reference system of the input, e.g. EPSG:2154 (default: WGS84 lon/lat)."),
             .flag("--repair", help: "Repair what can be repaired (close rings, GEOSMakeValid) and write the result with -o."),
-            .value("--output", "-o", name: "file", help: "Where --repair writes the fences (GeoJSON)."),
+            .value("--output", "-o", name: "file", help: "Where --repair writes the fences: GeoPackage for .gpkg, FlatGeobuf for .fgb, else GeoJSON."),
             .value("--min-radius", name: "metres", help: "Warn under this radius (default 100: iOS fires unreliably for smaller regions)."),
             .value("--max-radius", name: "metres", help: "Warn over this radius (default 100000; iOS's maximumRegionMonitoringDistance is device-dependent)."),
             .flag("--all", help: "List every warning (default: the first 10 of each kind)."),
@@ -24,14 +25,14 @@ enum ValidateCommand {
         let paths = try args.requiredAll("--fences")
         let repair = args.flag("--repair")
         let output = args.value("--output")
-        if repair && output == nil { throw CommandError.usage("geofence validate: --repair needs -o <out.geojson> to write the repaired fences") }
+        if repair && output == nil { throw CommandError.usage("geofence validate: --repair needs -o <out.geojson|.gpkg|.fgb> to write the repaired fences") }
         if !repair && output != nil { throw CommandError.usage("geofence validate: -o is only used with --repair") }
         let limits = PhoneLimits(minRadius: try args.double("--min-radius", default: 100, min: 0)!,
                                  maxRadius: try args.double("--max-radius", default: 100_000, min: 0)!)
         guard limits.minRadius <= limits.maxRadius else {
             throw CommandError.usage("geofence validate: '--min-radius' \(limits.minRadius) is larger than '--max-radius' \(limits.maxRadius)")
         }
-        let set = try FenceSet.load(paths: paths, crs: args.value("--crs"))
+        let set = try FenceSet.load(paths: paths, crs: args.value("--crs"), layer: args.value("--layer"))
         let validator = try FenceValidator()
 
         var out = ""
@@ -76,7 +77,11 @@ enum ValidateCommand {
             if repair, let output {
                 let r = validator.repair(set)
                 if r.unrepairable.isEmpty {
-                    try outputs.stage(FenceWriter.geoJSON(r.fences), to: output)
+                    if let format = VectorFormat(path: output) {
+                        outputs.add(try VectorFenceWriter.stage(r.fences, to: output, format: format))
+                    } else {
+                        try outputs.stage(FenceWriter.geoJSON(r.fences), to: output)
+                    }
                     out += "\nrepair: \(r.repaired.count) fence\(r.repaired.count == 1 ? "" : "s") repaired, \(r.fences.count) written to \(output)\n"
                     status = 0
                 } else {
