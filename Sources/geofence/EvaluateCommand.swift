@@ -16,7 +16,7 @@ enum EvaluateCommand {
             .value("--exit-margin", name: "metres", help: "An exit needs the accuracy circle to clear the edge by this much (default 0)."),
             .value("--dwell", name: "seconds", help: "Dwell time for fences without their own 'dwell' property (default: none)."),
             .flag("--skip-invalid", help: "Skip bad rows and bad fences, count them by reason (default: stop at the first, exit 65)."),
-            .value("--columns", name: "spec", help: "CSV/NDJSON field names, e.g. device=mmsi,time=ts,lat=y,lon=x,accuracy=acc."),
+        ] + logReadingOptions + [
             .value("--log-format", name: "csv|ndjson|gpx", help: "Log format when the file name does not tell."),
             .value("--device", name: "id", help: "Device id for GPX logs (default: the file name without extension)."),
             .value("--summary", name: "file", help: "Also write the summary as JSON to this file."),
@@ -47,7 +47,7 @@ enum EvaluateCommand {
         let quiet = args.flag("--quiet")
         var options = LogReaderOptions()
         options.skipInvalid = skipInvalid
-        if let c = args.value("--columns") { options.columns = try LogColumns.parse(c) }
+        try applyLogReadingOptions(args, to: &options)
         if let f = args.value("--log-format") {
             guard let lf = LogFormat(name: f) else { throw CommandError.usage("geofence evaluate: option '--log-format' must be csv, ndjson or gpx, got '\(f)'") }
             options.format = lf
@@ -83,6 +83,7 @@ enum EvaluateCommand {
         defer { spill.removeAll() }
         var batch: [Fix] = []
         batch.reserveCapacity(65_536)
+        var notices: [String] = []
         for path in logs {
             let reader = try LogReader(path: path, options: options, devices: devices)
             while try reader.next(into: &batch, max: 65_536) {
@@ -96,8 +97,10 @@ enum EvaluateCommand {
             }
             for (k, v) in reader.skipped { summary.skipped[k, default: 0] += v }
             summary.bytes += reader.bytesRead
+            notices += logReadingNotices(reader)
         }
         progress.clear()
+        if !quiet { for n in notices { Console.err("geofence evaluate: \(n)\n") } }
 
         var sink = try FileSink(path: output)
         var staged: [AtomicFile.StagedFile] = []

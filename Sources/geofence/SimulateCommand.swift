@@ -22,7 +22,7 @@ enum SimulateCommand {
             .value("--output", "-o", name: "file", help: "Write the JSON report here."),
             .value("--events", name: "file", help: "Write every strategy's reported events (NDJSON, with a \"strategy\" field)."),
             .value("--threads", "-j", name: "n", help: "Worker threads (default: all cores)."),
-            .value("--columns", name: "spec", help: "Log field names, e.g. device=mmsi,time=ts."),
+        ] + logReadingOptions + [
             .flag("--skip-invalid", help: "Skip bad rows and bad fences, count them (default: stop at the first, exit 65)."),
             .value("--crs", name: "crs", help: "CRS of the fence input (default: WGS84)."),
         ],
@@ -43,7 +43,7 @@ enum SimulateCommand {
         let skipInvalid = args.flag("--skip-invalid")
         var options = LogReaderOptions()
         options.skipInvalid = skipInvalid
-        if let c = args.value("--columns") { options.columns = try LogColumns.parse(c) }
+        try applyLogReadingOptions(args, to: &options)
 
         let set = try FenceSet.load(paths: fencePaths, crs: args.value("--crs"), layer: args.value("--layer"))
         let (fences, _) = try set.usable(skipInvalid: skipInvalid)
@@ -54,6 +54,7 @@ enum SimulateCommand {
         for path in logs {
             let reader = try LogReader(path: path, options: options, devices: devices)
             fixes += try reader.readAll()
+            for n in logReadingNotices(reader) { Console.err("geofence simulate: \(n)\n") }
         }
         let tuning = try strategyTuning(args)
         let sweepPath = args.value("--sweep")
