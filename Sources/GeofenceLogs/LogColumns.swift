@@ -120,7 +120,11 @@ public struct LogColumns: Hashable, Sendable {
         for role in 0..<5 where !explicit[role] {
             for name in Self.synonyms[role] {
                 var matches = header.indices.filter { !taken.contains($0) && lower[$0] == name }
-                if matches.count > 1, let exact = matches.first(where: { header[$0] == name }) { matches = [exact] }
+                let exact = matches.filter { header[$0] == name }
+                if exact.count > 1 {
+                    return .failure(Unresolved(message: "column \"\(name)\" appears \(exact.count) times in the header"))
+                }
+                if matches.count > 1, exact.count == 1 { matches = exact }
                 if matches.count > 1 {
                     return .failure(Unresolved(message: "column \"\(header[matches[0]])\" appears \(matches.count) times in the header (ASCII case ignored)"))
                 }
