@@ -133,9 +133,6 @@ struct CSVLogParser {
             try wrongFieldCount(fields, terminated: terminated, line: line, &core)
             return
         }
-        var ds = b[0], de = b[1]
-        trimBlanks(p, &ds, &de)
-        guard let device = try core.device(p + ds, de - ds, line: line, &devices) else { return }
         var ts = b[2], te = b[3]
         trimBlanks(p, &ts, &te)
         guard let time = try core.time(p + ts, te - ts, line: line) else { return }
@@ -152,6 +149,10 @@ struct CSVLogParser {
             guard let a = try core.accuracy(p + acs, ace - acs, line: line) else { return }
             accuracy = a
         }
+        // The device last: it is interned (and counted) only with a fix whose other fields are good.
+        var ds = b[0], de = b[1]
+        trimBlanks(p, &ds, &de)
+        guard let device = try core.device(p + ds, de - ds, line: line, &devices) else { return }
         try core.accept(Fix(device: device, time: time, lat: lat, lon: lon, accuracy: accuracy), line: line, &devices, &batch)
     }
 

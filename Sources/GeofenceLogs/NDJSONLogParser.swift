@@ -262,21 +262,6 @@ struct NDJSONLogParser {
     @inline(__always)
     private mutating func fix(_ p: UnsafePointer<UInt8>, _ v: UnsafeMutablePointer<Int>, _ kinds: (Kind, Kind, Kind, Kind, Kind),
                               line: Int, _ core: inout ReadCore, _ devices: inout DeviceState, _ batch: inout [Fix]) throws(GeofenceError) {
-        // device
-        guard try present(kinds.0, role: 0, line: line, &core) else { return }
-        var device: Int32
-        if v[2] != 0 {
-            guard let decoded = Self.unescape(p + v[0], v[1] - v[0]) else {
-                return try core.report(.malformedRow, line: line) { "invalid escape in \"\(keyNames[0])\"" }
-            }
-            guard let d = try decoded.withUnsafeBufferPointer({ (b) throws(GeofenceError) in
-                try core.device(b.baseAddress ?? p, b.count, line: line, &devices)
-            }) else { return }
-            device = d
-        } else {
-            guard let d = try core.device(p + v[0], v[1] - v[0], line: line, &devices) else { return }
-            device = d
-        }
         // time
         guard try present(kinds.1, role: 1, line: line, &core) else { return }
         var time: Double
@@ -305,6 +290,21 @@ struct NDJSONLogParser {
         case .string, .number:
             guard let a = try core.accuracy(p + v[12], v[13] - v[12], line: line) else { return }
             accuracy = a
+        }
+        // device, last: a device is interned (and counted) only with a fix whose other fields are good
+        guard try present(kinds.0, role: 0, line: line, &core) else { return }
+        var device: Int32
+        if v[2] != 0 {
+            guard let decoded = Self.unescape(p + v[0], v[1] - v[0]) else {
+                return try core.report(.malformedRow, line: line) { "invalid escape in \"\(keyNames[0])\"" }
+            }
+            guard let d = try decoded.withUnsafeBufferPointer({ (b) throws(GeofenceError) in
+                try core.device(b.baseAddress ?? p, b.count, line: line, &devices)
+            }) else { return }
+            device = d
+        } else {
+            guard let d = try core.device(p + v[0], v[1] - v[0], line: line, &devices) else { return }
+            device = d
         }
         try core.accept(Fix(device: device, time: time, lat: lat, lon: lon, accuracy: accuracy), line: line, &devices, &batch)
     }

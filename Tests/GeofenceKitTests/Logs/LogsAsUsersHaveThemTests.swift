@@ -102,3 +102,22 @@ final class LogsAsUsersHaveThemTests: XCTestCase {
         XCTAssertEqual(reader.devices.names, ["a;b"])
     }
 }
+
+extension LogsAsUsersHaveThemTests {
+    /// A device whose rows are all bad is not a device of the log (`fixes 1, devices 1`).
+    func testDevicesWithOnlyBadRowsAreNotCounted() throws {
+        let csv = writeFile(tmp, "bad.csv", "device,time,lat,lon\na,2024-05-01T08:00:00Z,1,2\nb,2024-05-01T08:00:00Z,91,2\nc,yesterday,1,2\n")
+        let nd = writeFile(tmp, "bad.ndjson", """
+            {"device":"a","time":"2024-05-01T08:00:00Z","lat":1,"lon":2}
+            {"device":"b","time":"2024-05-01T08:00:00Z","lat":91,"lon":2}
+            {"device":"c","time":"yesterday","lat":1,"lon":2}
+
+            """)
+        for p in [csv, nd] {
+            let (fixes, reader) = try readLog(p, LogReaderOptions(skipInvalid: true))
+            XCTAssertEqual(fixes.count, 1, p)
+            XCTAssertEqual(reader.devices.names, ["a"], p)
+            XCTAssertEqual(reader.skippedTotal, 2, p)
+        }
+    }
+}
