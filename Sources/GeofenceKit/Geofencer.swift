@@ -1,3 +1,4 @@
+import Glibc
 import Synchronization
 
 /// The library's entry point: fences loaded and compiled once, then asked questions.
@@ -57,12 +58,28 @@ public final class Geofencer: Sendable {
         }
         // Queries and evaluation need no properties: the fences are compiled without them,
         // and read again, whole, only by a command that writes them back (`loadFences()`).
-        let set = try FenceSet.load(paths: paths, crs: crs, layer: layer, keepProperties: false)
+        // A pipe or FIFO can be read once only: its fences keep their properties.
+        let rereadable = paths.allSatisfy(Self.canBeReadAgain)
+        let set = try FenceSet.load(paths: paths, crs: crs, layer: layer, keepProperties: !rereadable)
         let (fences, skipped) = try set.usable(skipInvalid: skipInvalid)
-        compiled = try CompiledFences(fences, reload: { () throws(GeofenceError) -> [Fence] in
-            try FenceSet.load(paths: paths, crs: crs, layer: layer).usable(skipInvalid: skipInvalid).fences
-        })
+        if rereadable {
+            compiled = try CompiledFences(fences, reload: { () throws(GeofenceError) -> [Fence] in
+                try FenceSet.load(paths: paths, crs: crs, layer: layer).usable(skipInvalid: skipInvalid).fences
+            })
+        } else {
+            compiled = try CompiledFences(fences)
+        }
         skippedProblems = skipped
+    }
+
+    /// Whether a fence source can be read a second time: not stdin (`-`), a pipe, a FIFO,
+    /// a socket or a character device.
+    static func canBeReadAgain(_ path: String) -> Bool {
+        if path == "-" { return false }
+        var st = stat()
+        guard stat(path, &st) == 0 else { return true }   // a GDAL name, or an error the first read reported
+        let kind = st.st_mode & S_IFMT
+        return kind == S_IFREG || kind == S_IFDIR
     }
 
     // MARK: Point queries

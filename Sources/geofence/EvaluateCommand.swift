@@ -137,6 +137,7 @@ enum EvaluateCommand {
                 staged.append(try AtomicFile.stage(Array((JSONWriter.string(j) + "\n").utf8), to: s))
             }
             // Every output is complete under its temporary name: commit them together, the events last.
+            staged.sort { $0.writesInPlace && !$1.writesInPlace }   // a device's write can fail, a rename hardly
             for f in staged { try f.commit() }
             try sink.finish()
         } catch {
