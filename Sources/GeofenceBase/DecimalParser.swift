@@ -1,4 +1,3 @@
-import GeofenceBase
 import Glibc
 
 /// Decimal text to `Double`, straight from bytes, with the same result as `Double(String)`.
@@ -10,13 +9,13 @@ import Glibc
 /// rounded, which is what `strtod` (and so `Double(String)`) returns. Everything else
 /// (more digits, large exponents, hex floats, `inf`, `nan`) goes to the C library's `strtod`
 /// in the C locale, which is correctly rounded too.
-enum DecimalParser {
+package enum DecimalParser {
     /// Parses all of `p[0..<n]` (no surrounding blanks). Returns nil when the bytes are not a
     /// number; `nan` and `inf` spellings and overflowing exponents come back as non-finite
     /// values for the caller to reject.
     /// - Complexity: O(n).
     @inline(__always)
-    static func parse(_ p: UnsafePointer<UInt8>, _ n: Int) -> Double? {
+    package static func parse(_ p: UnsafePointer<UInt8>, _ n: Int) -> Double? {
         if let v = fast(p, n) { return v }
         return slow(p, n)
     }
@@ -137,7 +136,7 @@ enum DecimalParser {
 
     /// 10^e for 0 ≤ e ≤ 22, every one exactly representable.
     @inline(__always)
-    static func exactPowerOfTen(_ e: Int) -> Double {
+    package static func exactPowerOfTen(_ e: Int) -> Double {
         switch e {
         case 0: return 1e0
         case 1: return 1e1
