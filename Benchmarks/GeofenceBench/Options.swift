@@ -19,11 +19,13 @@ struct BenchOptions {
     /// Root of the repository (for data/); found from the working directory by default.
     var root: String?
     var seed: UInt64 = 20_260_905
+    /// `--check-parse N`: check the decimal parser against strtod on N random texts instead of benchmarking.
+    var checkParse: Int?
 
     static let usage = """
     usage: geofence-bench [--quick] [--filter NAME]... [--json OUT] [--chart OUT.svg]
                           [--check BASELINE.json [--tolerance 0.25]] [--list] [--data-root DIR] [--seed N]
-                          [--peers PEERS.json] [--render RESULTS.json]
+                          [--peers PEERS.json] [--render RESULTS.json] [--check-parse N]
 
     Runs the benchmark suites of the fence index and the evaluator (release builds only).
       --quick            small sizes, checks answers, under 2 minutes (CI smoke test; never judge timings)
@@ -37,7 +39,9 @@ struct BenchOptions {
       --list             list the suites and exit
       --data-root DIR    repository root holding data/ (default: found from the current directory)
       --seed N           seed of every synthetic workload (default 20260905)
-    Exit codes: 0 ok, 1 regression (--check), 2 debug build, 64 usage.
+      --check-parse N    do not benchmark: the decimal parser bit for bit against strtod on the
+                         adversarial set and N seeded random texts; exit 1 on a mismatch
+    Exit codes: 0 ok, 1 regression (--check) or parse mismatch (--check-parse), 2 debug build, 64 usage.
     """
 
     static func parse(_ args: [String]) -> BenchOptions {
@@ -60,6 +64,9 @@ struct BenchOptions {
                 guard let t = Double(value(a)), t >= 0 else { fail("--tolerance needs a number >= 0") }
                 o.tolerance = t
             case "--list": o.list = true
+            case "--check-parse":
+                guard let n = Int(value(a)), n >= 0 else { fail("--check-parse needs a count >= 0") }
+                o.checkParse = n
             case "--peers": o.peersPath = value(a)
             case "--render": o.renderPath = value(a)
             case "--data-root": o.root = value(a)

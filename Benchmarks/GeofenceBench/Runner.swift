@@ -26,6 +26,7 @@ struct Runner {
             for s in Runner.suites { print(s.name.padding(toLength: 18, withPad: " ", startingAt: 0) + s.what) }
             return 0
         }
+        if let n = options.checkParse { return ParseCheck.run(count: n, seed: options.seed) }
         if let saved = options.renderPath {
             guard let report = Report.load(saved) else {
                 FileHandle.standardError.write(Data("geofence-bench: cannot read \(saved) (a --json output)\n".utf8))

@@ -2,13 +2,16 @@ import Glibc
 
 /// Decimal text to `Double`, straight from bytes, with the same result as `Double(String)`.
 ///
-/// The fast path (Clinger's) covers ordinary decimal input: an optional sign, digits, an
-/// optional fraction and an optional exponent, with at most 19 significant digits. When
-/// the significand fits in 53 bits and the power of ten is exact in a `Double`
-/// (10^0 ... 10^22), one IEEE multiplication or division of two exact values is correctly
-/// rounded, which is what `strtod` (and so `Double(String)`) returns. Everything else
-/// (more digits, large exponents, hex floats, `inf`, `nan`) goes to the C library's `strtod`
-/// in the C locale, which is correctly rounded too.
+/// Three paths, all correctly rounded (docs/logs.md, "Numbers"), for text that is an optional
+/// sign, digits, an optional fraction and an optional exponent:
+/// - **Clinger's**: a significand of at most 53 bits and a power of ten that is an exact
+///   `Double` (10^0 ... 10^22): one IEEE multiplication or division of two exact values.
+/// - **Eisel–Lemire** (``eiselLemire(_:_:_:)``), up to 19 significant digits and any exponent
+///   of the table: the significand times a 128-bit significand of 5^q, with a test that the
+///   rounding is certain.
+/// - `strtod` in the C locale for the rest: more than 19 significant digits, hex floats,
+///   `inf`, `nan`, subnormal or overflowing results, and the rare products the second path
+///   cannot decide.
 package enum DecimalParser {
     /// Parses all of `p[0..<n]` (no surrounding blanks). Returns nil when the bytes are not a
     /// number; `nan` and `inf` spellings and overflowing exponents come back as non-finite
@@ -22,7 +25,7 @@ package enum DecimalParser {
 
     /// The fast path; nil means "not handled here", not "invalid".
     @inline(__always)
-    static func fast(_ p: UnsafePointer<UInt8>, _ n: Int) -> Double? {
+    package static func fast(_ p: UnsafePointer<UInt8>, _ n: Int) -> Double? {
         var i = 0
         var negative = false
         if i < n {
@@ -82,56 +85,77 @@ package enum DecimalParser {
         }
         guard i == n else { return nil }
         if m == 0 { return negative ? -0.0 : 0.0 }
-        if m > 1 << 53 {
-            // Trailing zeros of the significand can move into the exponent.
-            while m % 10 == 0 { m /= 10; exp10 += 1 }
-            if m > 1 << 53 { return extended(m, exp10, negative) }
+        if m <= 1 << 53 && exp10 >= -22 && exp10 <= 22 {
+            // Clinger: both operands exact, so one IEEE operation rounds the exact value once.
+            var v = Double(m)
+            if exp10 > 0 { v *= exactPowerOfTen(exp10) } else if exp10 < 0 { v /= exactPowerOfTen(-exp10) }
+            return negative ? -v : v
         }
-        var v = Double(m)   // exact: m ≤ 2^53
-        if exp10 == 0 {
-        } else if exp10 > 0 {
-            if exp10 <= 22 {
-                v *= exactPowerOfTen(exp10)
-            } else if exp10 <= 22 + 15 {
-                // Clinger's extension: move some of the power into the significand if it stays exact.
-                let (mm, overflow) = m.multipliedReportingOverflow(by: UInt64(exactPowerOfTen(exp10 - 22)))
-                guard !overflow, mm <= 1 << 53 else { return extended(m, exp10, negative) }
-                v = Double(mm) * 1e22
-            } else {
-                return nil
-            }
-        } else {
-            guard exp10 >= -22 else { return extended(m, exp10, negative) }
-            v /= exactPowerOfTen(-exp10)
-        }
-        return negative ? -v : v
+        return eiselLemire(m, exp10, negative)
     }
 
-    /// 17 to 19 significant digits (Python's `repr`, pandas' `to_csv`) or powers of ten up to
-    /// 10^27: the same one-operation idea in x87 extended precision. `m` (< 2^64) and 10^k
-    /// (k ≤ 27, as 5^27 < 2^64) are exact in `Float80`, so the product or quotient is the exact
-    /// value rounded once to 64 bits; rounding that to 53 bits gives the correctly rounded
-    /// `Double` unless the 11 dropped bits are exactly a tie (`0x400`), where the exact value
-    /// may lie on either side: those go to `strtod`.
+    /// `w × 10^q` correctly rounded for 1 ≤ w < 2^64, or nil when this path cannot decide
+    /// (then `strtod` does): results that would be subnormal or overflow, exponents outside
+    /// the table, and the rare products too close to a halfway point between two doubles.
+    ///
+    /// With `w` shifted left until its top bit is set (`w'`, by `lz` bits) and `T` the
+    /// 128-bit significand of 5^q (``powersOfFive``: `5^q = T·2^g`, truncated, exact for
+    /// 0 ≤ q ≤ 55), the value is `Y·2^(g+q−lz)` with `Y = w'·5^q·2^−g`, a 192-bit number that
+    /// `P = w'·T` approximates from below: `P ≤ Y < P + w'` (`Y = P` when T is exact).
+    /// A double keeps Y's top 53 bits and rounds on the next one; the result is certain unless
+    /// a halfway point (round bit set, all lower bits zero) lies in the interval where Y can be.
+    /// First only `A = w'·T_high` (one 64×64→128 multiplication): Y/2^64 lies in
+    /// [A, A + 2^64), narrow enough for all but about one input in a thousand. Otherwise
+    /// `P` in full (a second multiplication by `T_low`): Y in [P, P + w') decides all but
+    /// about one in 2^60 of those, and every exact tie when T is exact (round half to even).
+    /// - Complexity: O(1).
     @inline(__always)
-    static func extended(_ m: UInt64, _ exp10: Int, _ negative: Bool) -> Double? {
-        #if arch(x86_64) && !os(Windows)
-        guard exp10 >= -27 && exp10 <= 27 else { return nil }
-        var p: Float80 = 1
-        var k = exp10.magnitude
-        var base: Float80 = 10
-        while k > 0 {                        // 10^k by squaring: every step exact below 2^64
-            if k & 1 == 1 { p *= base }
-            base *= base
-            k >>= 1
+    static func eiselLemire(_ w: UInt64, _ q: Int, _ negative: Bool) -> Double? {
+        guard q >= minPowerOfFive && q <= maxPowerOfFive else { return nil }
+        let lz = w.leadingZeroBitCount
+        let wn = w &<< UInt64(lz)
+        let index = (q &- minPowerOfFive) &* 2
+        let (ah, al) = wn.multipliedFullWidth(by: powersOfFive[index])      // A ≥ 2^126
+        var top = Int(ah >> 63)               // 1 when A's top bit is bit 127, else 0 (bit 126)
+        var roundBit: UInt64 = 1 &<< UInt64(9 &+ top)  // the bit after the 53 kept, in the high word
+        var high = ah
+        var roundUp: Bool
+        let r = ah & (roundBit &<< 1 &- 1)
+        if r == roundBit &- 1 || (r == roundBit && al == 0) {
+            // A halfway point may lie in [A, A + 2^64): the full product P = A·2^64 + w'·T_low.
+            let (bh, bl) = wn.multipliedFullWidth(by: powersOfFive[index &+ 1])
+            let (p1, carry) = al.addingReportingOverflow(bh)
+            let p2 = ah &+ (carry ? 1 : 0)    // no overflow: P < 2^192
+            top = Int(p2 >> 63)
+            roundBit = 1 &<< UInt64(9 &+ top)
+            high = p2
+            let r2 = p2 & (roundBit &<< 1 &- 1)
+            let exact = q >= 0 && q <= 55
+            if r2 == roundBit && p1 == 0 && bl == 0 {
+                // P is a halfway point: a tie when exact, else Y lies just above it or on it.
+                guard exact else { return nil }
+                roundUp = (p2 >> UInt64(10 &+ top)) & 1 == 1           // half to even
+            } else {
+                // Y in [P, P + w') reaches a halfway point above P (P's low 138 or 139 bits
+                // in (halfway − w', halfway)).
+                if !exact && r2 == roundBit &- 1 && p1 == .max && bl.addingReportingOverflow(wn).overflow {
+                    return nil
+                }
+                roundUp = r2 > roundBit || (r2 == roundBit && (p1 | bl) != 0)
+            }
+        } else {
+            roundUp = r >= roundBit           // r == roundBit with al == 0 went to the branch above
         }
-        let q = exp10 >= 0 ? Float80(m) * p : Float80(m) / p
-        guard q.significandBitPattern & 0x7FF != 0x400 else { return nil }
-        let v = Double(q)
-        return negative ? -v : v
-        #else
-        return nil
-        #endif
+        var mantissa = high >> UInt64(10 &+ top)        // 53 bits, bit 52 set
+        // Binary exponent of Y·2^(g+q−lz): Y's top bit is 190 + top, g = floor(q·log2 5) − 127.
+        var e = 63 &+ top &+ ((q &* 152_170) >> 16) &+ q &- lz
+        if roundUp {
+            mantissa &+= 1
+            if mantissa == 1 << 53 { mantissa = 1 << 52; e &+= 1 }
+        }
+        guard e >= -1022 && e <= 1023 else { return nil }
+        let bits = UInt64(e &+ 1023) << 52 | (mantissa & (1 << 52 - 1)) | (negative ? 1 << 63 : 0)
+        return Double(bitPattern: bits)
     }
 
     /// 10^e for 0 ≤ e ≤ 22, every one exactly representable.
