@@ -16,10 +16,9 @@ enum ParseCheck {
         var badAdversarial: [String] = []
         for text in adversarial { if let m = DecimalCorpus.mismatch(text) { badAdversarial.append(m) } }
         let chunks = (count + chunk - 1) / chunk
-        let lock = NSLock()
-        var mismatches = badAdversarial.count
-        var examples = badAdversarial
-        var fast = 0
+        let tally = Tally()
+        tally.mismatches = badAdversarial.count
+        tally.examples = badAdversarial
         DispatchQueue.concurrentPerform(iterations: chunks) { c in
             var g = SeededGenerator(seed: seed &+ UInt64(c) &* 0x9E37_79B9_7F4A_7C15)
             var bad: [String] = [], fastHere = 0
@@ -28,12 +27,13 @@ enum ParseCheck {
                 if let m = DecimalCorpus.mismatch(text) { bad.append(m) }
                 if DecimalCorpus.takesFastPath(text) { fastHere += 1 }
             }
-            lock.lock()
-            mismatches += bad.count
-            fast += fastHere
-            if examples.count < 20 { examples += bad.prefix(20 - examples.count) }
-            lock.unlock()
+            tally.lock.lock()
+            tally.mismatches += bad.count
+            tally.fast += fastHere
+            if tally.examples.count < 20 { tally.examples += bad.prefix(20 - tally.examples.count) }
+            tally.lock.unlock()
         }
+        let mismatches = tally.mismatches, fast = tally.fast, examples = tally.examples
         let seconds = Double(Clock.now() - start) / 1e9
         print("check-parse: \(adversarial.count + count) texts (\(adversarial.count) adversarial + \(count) random, seed \(seed)), "
               + "\(mismatches) mismatches against strtod, \(String(format: "%.1f", seconds)) s on \(ProcessInfo.processInfo.activeProcessorCount) cores")
@@ -41,6 +41,13 @@ enum ParseCheck {
         for m in examples { print("  mismatch: \(m)") }
         timing(seed: seed)
         return mismatches == 0 ? 0 : 1
+    }
+
+    /// Counts shared by the chunks (under `lock`).
+    final class Tally: @unchecked Sendable {
+        let lock = NSLock()
+        var mismatches = 0, fast = 0
+        var examples: [String] = []
     }
 
     /// ns per number, ours and `strtod`, best of 5 passes over 1M texts of three kinds.

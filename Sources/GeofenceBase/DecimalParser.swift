@@ -23,64 +23,57 @@ package enum DecimalParser {
         return slow(p, n)
     }
 
-    /// The fast path; nil means "not handled here", not "invalid".
+    /// The fast paths; nil means "not handled here", not "invalid".
+    ///
+    /// Digits are accumulated eight at a time where eight are there (``eightDigits(_:)``),
+    /// else one at a time, without a check per digit: the count of significant digits is
+    /// worked out afterwards, and more than 19 (where the sum may have wrapped) go to `strtod`.
     @inline(__always)
     package static func fast(_ p: UnsafePointer<UInt8>, _ n: Int) -> Double? {
         var i = 0
         var negative = false
-        if i < n {
-            if p[i] == UInt8(ascii: "-") { negative = true; i += 1 } else if p[i] == UInt8(ascii: "+") { i += 1 }
+        if n > 0 && (p[0] == UInt8(ascii: "-") || p[0] == UInt8(ascii: "+")) {
+            negative = p[0] == UInt8(ascii: "-")
+            i = 1
         }
+        let start = i
         var m: UInt64 = 0
-        var digits = 0          // significant digits accumulated in m
-        var exp10 = 0
-        var sawDigit = false
-        while i < n {
-            let d = p[i] &- UInt8(ascii: "0")
-            if d > 9 { break }
-            sawDigit = true
-            if m == 0 && d == 0 {
-                // leading zero: nothing to accumulate
-            } else if digits < 19 {
-                m = m &* 10 &+ UInt64(d); digits += 1
-            } else {
-                return nil
-            }
-            i += 1
-        }
+        digits(p, n, &i, &m)
+        let intDigits = i &- start
+        var fracDigits = 0
         if i < n && p[i] == UInt8(ascii: ".") {
-            i += 1
-            while i < n {
-                let d = p[i] &- UInt8(ascii: "0")
-                if d > 9 { break }
-                sawDigit = true
-                if m == 0 && d == 0 {
-                    exp10 -= 1
-                } else if digits < 19 {
-                    m = m &* 10 &+ UInt64(d); digits += 1; exp10 -= 1
-                } else {
-                    return nil
-                }
-                i += 1
-            }
+            i &+= 1
+            let fracStart = i
+            digits(p, n, &i, &m)
+            fracDigits = i &- fracStart
         }
-        guard sawDigit else { return nil }
+        guard intDigits + fracDigits > 0 else { return nil }
+        if intDigits + fracDigits > 19 {
+            // Leading zeros (before or after the point) are not significant; beyond 19
+            // significant digits m may have wrapped.
+            var zeros = 0, k = start
+            while k < n && (p[k] == UInt8(ascii: "0") || p[k] == UInt8(ascii: ".")) {
+                if p[k] == UInt8(ascii: "0") { zeros &+= 1 }
+                k &+= 1
+            }
+            if intDigits + fracDigits - zeros > 19 { return nil }
+        }
+        var exp10 = -fracDigits
         if i < n && (p[i] | 0x20) == UInt8(ascii: "e") {
-            i += 1
+            i &+= 1
             var eNeg = false
             if i < n {
-                if p[i] == UInt8(ascii: "-") { eNeg = true; i += 1 } else if p[i] == UInt8(ascii: "+") { i += 1 }
+                if p[i] == UInt8(ascii: "-") { eNeg = true; i &+= 1 } else if p[i] == UInt8(ascii: "+") { i &+= 1 }
             }
             var e = 0
-            var eDigits = 0
+            let eStart = i
             while i < n {
                 let d = p[i] &- UInt8(ascii: "0")
                 if d > 9 { break }
-                if e < 100_000 { e = e * 10 + Int(d) }
-                eDigits += 1
-                i += 1
+                if e < 100_000 { e = e &* 10 &+ Int(d) }
+                i &+= 1
             }
-            guard eDigits > 0 else { return nil }
+            guard i > eStart else { return nil }
             exp10 += eNeg ? -e : e
         }
         guard i == n else { return nil }
@@ -92,6 +85,40 @@ package enum DecimalParser {
             return negative ? -v : v
         }
         return eiselLemire(m, exp10, negative)
+    }
+
+    /// Accumulates the run of decimal digits at `p[i...]` (before `n`) into `m` (wrapping),
+    /// advancing `i` past it.
+    @inline(__always)
+    static func digits(_ p: UnsafePointer<UInt8>, _ n: Int, _ i: inout Int, _ m: inout UInt64) {
+        while n &- i >= 8, let v = eightDigits(p + i) {
+            m = m &* 100_000_000 &+ v
+            i &+= 8
+        }
+        while i < n {
+            let d = p[i] &- UInt8(ascii: "0")
+            if d > 9 { break }
+            m = m &* 10 &+ UInt64(d)
+            i &+= 1
+        }
+    }
+
+    /// The value of the eight bytes at `p` when all are ASCII digits, else nil (SWAR: one
+    /// 64-bit load, three multiplications).
+    @inline(__always)
+    static func eightDigits(_ p: UnsafePointer<UInt8>) -> UInt64? {
+        let v = UInt64(littleEndian: UnsafeRawPointer(p).loadUnaligned(as: UInt64.self))  // first byte lowest
+        // A byte is a digit when its high nibble is 3 and stays 3 after adding 6 (0x30...0x39);
+        // a carry out of a byte only happens for bytes ≥ 0xFA, which fail the first test.
+        let high: UInt64 = 0xF0F0_F0F0_F0F0_F0F0
+        guard (v & high) | (((v &+ 0x0606_0606_0606_0606) & high) >> 4) == 0x3333_3333_3333_3333 else { return nil }
+        var x = v &- 0x3030_3030_3030_3030            // digits d0 (first) ... d7, one per byte
+        x = x &* 10 &+ (x >> 8)                      // bytes 0, 2, 4, 6: d0d1, d2d3, d4d5, d6d7 (0...99)
+        // High halves: d0d1·10^6 + d4d5·10^2 (bytes 0 and 4 times 10^6·2^32 + 100) plus
+        // d2d3·10^4 + d6d7 (bytes 2 and 6, moved down, times 10^4·2^32 + 1); low halves stay < 2^32.
+        let pairs: UInt64 = 0x0000_00FF_0000_00FF
+        x = (x & pairs) &* (100 &+ (1_000_000 << 32)) &+ ((x >> 16) & pairs) &* (1 &+ (10_000 << 32))
+        return x >> 32
     }
 
     /// `w × 10^q` correctly rounded for 1 ≤ w < 2^64, or nil when this path cannot decide

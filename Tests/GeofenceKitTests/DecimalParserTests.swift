@@ -78,6 +78,25 @@ final class DecimalParserTests: XCTestCase {
         XCTAssertLessThan(slow, 10)
     }
 
+    /// Eight bytes at once against a digit-by-digit reference, bytes near the digits included
+    /// ('/' and ':' border '0' and '9'; 0xFA... can carry when 6 is added).
+    func testEightDigitsAtOnce() {
+        let alphabet: [UInt8] = Array("0123456789/:.e-".utf8) + [0x00, 0x20, 0xB0, 0xFA, 0xFF, 0x39 + 0x80]
+        var g = SeededGenerator(seed: 11)
+        for k in 0..<200_000 {
+            let bytes: [UInt8] = (0..<8).map { j in
+                k % 3 == 0 ? alphabet[g.int(alphabet.count)] : (k % 3 == 1 && j == k % 8 ? alphabet[g.int(alphabet.count)] : UInt8(48 + g.int(10)))
+            }
+            var expected: UInt64? = 0
+            for b in bytes {
+                guard b >= 48 && b <= 57, let e = expected else { expected = nil; break }
+                expected = e * 10 + UInt64(b - 48)
+            }
+            let got = bytes.withUnsafeBufferPointer { DecimalParser.eightDigits($0.baseAddress!) }
+            XCTAssertEqual(got, expected, "\(bytes)")
+        }
+    }
+
     /// Random strings over the characters of numbers: acceptance and values as `strtod`.
     func testRandomDigitStrings() {
         let alphabet = Array("0123456789.+-eE")
