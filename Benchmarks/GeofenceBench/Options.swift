@@ -21,11 +21,14 @@ struct BenchOptions {
     var seed: UInt64 = 20_260_905
     /// `--check-parse N`: check the decimal parser against strtod on N random texts instead of benchmarking.
     var checkParse: Int?
+    /// `--scattered-dir DIR`: keep the scattered workload's files (and a manifest for the peers) there.
+    var scatteredDir: String?
 
     static let usage = """
     usage: geofence-bench [--quick] [--filter NAME]... [--json OUT] [--chart OUT.svg]
                           [--check BASELINE.json [--tolerance 0.25]] [--list] [--data-root DIR] [--seed N]
                           [--peers PEERS.json] [--render RESULTS.json] [--check-parse N]
+                          [--scattered-dir DIR]
 
     Runs the benchmark suites of the fence index and the evaluator (release builds only).
       --quick            small sizes, checks answers, under 2 minutes (CI smoke test; never judge timings)
@@ -39,6 +42,7 @@ struct BenchOptions {
       --list             list the suites and exit
       --data-root DIR    repository root holding data/ (default: found from the current directory)
       --seed N           seed of every synthetic workload (default 20260905)
+      --scattered-dir D  keep the evaluate-scattered files (fixes, fences, manifest.json) in D for the peers
       --check-parse N    do not benchmark: the decimal parser bit for bit against strtod on the
                          adversarial set and N seeded random texts; exit 1 on a mismatch
     Exit codes: 0 ok, 1 regression (--check) or parse mismatch (--check-parse), 2 debug build, 64 usage.
@@ -64,6 +68,7 @@ struct BenchOptions {
                 guard let t = Double(value(a)), t >= 0 else { fail("--tolerance needs a number >= 0") }
                 o.tolerance = t
             case "--list": o.list = true
+            case "--scattered-dir": o.scatteredDir = value(a)
             case "--check-parse":
                 guard let n = Int(value(a)), n >= 0 else { fail("--check-parse needs a count >= 0") }
                 o.checkParse = n

@@ -16,6 +16,7 @@ struct Runner {
         ("evaluate-file", "end to end from a CSV file: LogReader → EvaluationRun, 1 and 2 threads"),
         ("evaluate-fixes", "scaling in the fix count at 100k fences (1M → 10M fixes)"),
         ("evaluate-real", "real fences × real AIS traces: airports + ports + counties, cities; join alone and end to end"),
+        ("evaluate-scattered", "fixes uniform on the sphere (consecutive fixes far apart) × small circles 10k–1M and polygons 10k–100k: join, in memory, whole CLI run from the files"),
         ("evaluate-dense", "a device inside k = 10, 1k, 100k fences at once: cost per fix grows like k, not k²; vs a brute force of exact distances"),
         ("plan", "rotation planning cost: Planner.plan (guaranteed, centre, trigger) at 100k and 1M circles, p50/p99"),
         ("subset", "tile bundles (1 and 2 threads, coverage checked) and bbox/radius/nearest selectors vs brute force; bundle write"),
@@ -55,6 +56,7 @@ struct Runner {
             try IndexSuites(options: options, report: report, data: data).run()
             if let data { try PolygonSuite(options: options, report: report, data: data).run() }
             try EvaluateSuites(options: options, report: report, data: data).run()
+            try ScatteredSuite(options: options, report: report, data: data).run()
             try DenseSuite(options: options, report: report).run()
             try PlanSuite(options: options, report: report).run()
             try SubsetSuite(options: options, report: report, data: data).run()
