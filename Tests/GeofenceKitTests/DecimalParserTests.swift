@@ -78,7 +78,7 @@ final class DecimalParserTests: XCTestCase {
         XCTAssertLessThan(slow, 10)
     }
 
-    /// Eight bytes at once against a digit-by-digit reference, bytes near the digits included
+    /// Eight (and four) bytes at once against a digit-by-digit reference, bytes near the digits included
     /// ('/' and ':' border '0' and '9'; 0xFA... can carry when 6 is added).
     func testEightDigitsAtOnce() {
         let alphabet: [UInt8] = Array("0123456789/:.e-".utf8) + [0x00, 0x20, 0xB0, 0xFA, 0xFF, 0x39 + 0x80]
@@ -94,6 +94,13 @@ final class DecimalParserTests: XCTestCase {
             }
             let got = bytes.withUnsafeBufferPointer { DecimalParser.eightDigits($0.baseAddress!) }
             XCTAssertEqual(got, expected, "\(bytes)")
+            var expected4: UInt64? = 0
+            for b in bytes[0..<4] {
+                guard b >= 48 && b <= 57, let e = expected4 else { expected4 = nil; break }
+                expected4 = e * 10 + UInt64(b - 48)
+            }
+            let got4 = bytes.withUnsafeBufferPointer { DecimalParser.fourDigits($0.baseAddress!) }
+            XCTAssertEqual(got4, expected4, "\(bytes[0..<4])")
         }
     }
 
