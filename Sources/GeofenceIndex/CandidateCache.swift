@@ -60,6 +60,14 @@ public struct CandidateCache: Sendable {
     var windowQueries = 0, windowCost = 0, treeLeft = 0, streak = 0
     /// Estimated cost of a tree search of the index last filled from.
     var treeCost = 0
+    /// Cells of the world that some box meets, built once the cache first steps aside (its
+    /// queries are scattered): a query outside the cache whose window lies in clear cells has
+    /// no candidates, and skips the tree (`OccupancyGrid`). Logs whose fixes follow each other
+    /// never build it.
+    var occupancy: OccupancyGrid? = nil
+    var wantsOccupancy = false
+    /// Queries outside the cache that the occupancy grid answered (no candidates) without a tree search.
+    public internal(set) var cleared = 0
 
     static let window = 1024
     static let treeQueries = 4096
@@ -93,6 +101,7 @@ public struct CandidateCache: Sendable {
         gridded = false
         reach = CandidateCache.initialReach
         windowQueries = 0; windowCost = 0; treeLeft = 0; streak = 0
+        occupancy = nil; wantsOccupancy = false; cleared = 0
     }
 
     /// Whether the cached region, from this index, contains the window (one
@@ -130,6 +139,7 @@ public struct CandidateCache: Sendable {
 
     mutating func endWindow() {
         if stepsAside && windowCost > treeCost &* windowQueries {
+            wantsOccupancy = true
             treeLeft = CandidateCache.treeQueries << streak
             streak = Swift.min(streak + 1, 3)
         } else {
