@@ -19,13 +19,19 @@ extension FenceIndex {
                                   cache: inout CandidateCache, _ body: (FenceClassification) -> Bool) {
         precondition(accuracy >= 0 && exitMargin >= 0 && (accuracy + exitMargin).isFinite, "accuracy and margin must be finite and >= 0")
         let bypass = cache.bypassing()
+        if bypass && !cache.wantsOccupancy {
+            classifyInTree(lat: lat, lon: lon, accuracy: accuracy, exitMargin: exitMargin, body)
+            return
+        }
         var p = QueryPoint(lat: lat, lon: lon)
         let w = p.window(metres: accuracy + exitMargin)
         let covered = !bypass && cache.covers(w, generation: generation)
         if !covered && cache.wantsOccupancy {
             // Not answered from the cache: clear cells of the occupancy grid mean no box meets the window.
             if cache.occupancy?.generation != generation { cache.occupancy = occupancyGrid() }
-            if cache.occupancy!.isClear(QueryWindow(w)) { cache.cleared &+= 1; return }
+            let clear = cache.occupancy!.isClear(w)
+            cache.noteGrid(clear: clear)
+            if clear { return }
         }
         if bypass {
             classifyInTree(lat: lat, lon: lon, accuracy: accuracy, exitMargin: exitMargin, body)
