@@ -25,9 +25,10 @@ package enum DecimalParser {
 
     /// The fast paths; nil means "not handled here", not "invalid".
     ///
-    /// Digits are accumulated eight at a time where eight are there (``eightDigits(_:)``),
-    /// else one at a time, without a check per digit: the count of significant digits is
-    /// worked out afterwards, and more than 19 (where the sum may have wrapped) go to `strtod`.
+    /// Digits are accumulated eight or four at a time where that many are there
+    /// (``eightDigits(_:)``, ``fourDigits(_:)``), else one at a time, without a check per
+    /// digit: the count of significant digits is worked out afterwards, and more than 19
+    /// (where the sum may have wrapped) go to `strtod`.
     @inline(__always)
     package static func fast(_ p: UnsafePointer<UInt8>, _ n: Int) -> Double? {
         var i = 0
@@ -153,7 +154,7 @@ package enum DecimalParser {
     /// First only `A = w'·T_high` (one 64×64→128 multiplication): Y/2^64 lies in
     /// [A, A + 2^64), narrow enough for all but about one input in a thousand. Otherwise
     /// `P` in full (a second multiplication by `T_low`): Y in [P, P + w') decides all but
-    /// about one in 2^60 of those, and every exact tie when T is exact (round half to even).
+    /// about 2^-74 of those, and every exact tie when T is exact (round half to even).
     /// - Complexity: O(1).
     @inline(__always)
     static func eiselLemire(_ w: UInt64, _ q: Int, _ negative: Bool) -> Double? {
