@@ -2,7 +2,7 @@
 SWIFT ?= swift
 RELEASE_BIN = .build/release
 
-.PHONY: all deps spark-deps build release demo demo-spark test test-spark check fuzz test-asan test-tsan bench bench-quick bench-peers bench-spark fetch-data clean
+.PHONY: all deps spark-deps build release demo demo-spark test test-spark check check-parse fuzz test-asan test-tsan bench bench-quick bench-peers bench-spark fetch-data clean
 
 all: build
 
@@ -43,11 +43,19 @@ test-spark: spark-deps
 	  $(CURDIR)/.venv-spark/bin/python -m pytest -q -p no:cacheprovider -rfEs tests
 
 # Source checks: every public declaration of the library documented; no GEOS/PROJ under the
-# evaluator and the planner (docs/architecture.md); no comment citing an issue number.
+# evaluator and the planner (docs/architecture.md); no comment citing an issue number (the
+# peers' git-ignored virtualenv and scattered-workload files are not ours to check).
 check:
 	@./scripts/check-docs
 	@./scripts/check-module-deps
-	@! grep -rnE "DESIGN §|[Ii]ssue [0-9]" Sources Benchmarks Tests README.md docs || { echo "check: references to issue numbers or an outside design document (cite docs/ instead)"; exit 1; }
+	@! grep -rnE --exclude-dir=.venv --exclude-dir=scattered "DESIGN §|[Ii]ssue [0-9]" Sources Benchmarks Tests README.md docs || { echo "check: references to issue numbers or an outside design document (cite docs/ instead)"; exit 1; }
+
+# The decimal parser (docs/logs.md, "Numbers") bit for bit against strtod on ten million random
+# texts and the adversarial set, in a release build; exit 1 on a mismatch.
+PARSE_COUNT ?= 10000000
+check-parse: deps
+	$(SWIFT) build -c release --product geofence-bench
+	$(RELEASE_BIN)/geofence-bench --check-parse $(PARSE_COUNT)
 
 # Every libFuzzer target (Fuzz/README.md) for FUZZ_SECONDS in all (default 10 minutes), with
 # executions and coverage per target; CI runs it briefly (.ci/run).

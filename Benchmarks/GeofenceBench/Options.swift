@@ -23,11 +23,17 @@ struct BenchOptions {
     var tenMillionFences = false
     /// Where the `fences` suite writes its files and keeps them (default: a temporary directory, removed).
     var fenceFilesDir: String?
+    /// `--check-parse N`: check the decimal parser against strtod on N random texts instead of benchmarking.
+    var checkParse: Int?
+    /// `--scattered-dir DIR`: keep the scattered workload's files (and a manifest for the peers) there.
+    var scatteredDir: String?
 
     static let usage = """
     usage: geofence-bench [--quick] [--filter NAME]... [--json OUT] [--chart OUT.svg]
                           [--check BASELINE.json [--tolerance 0.25]] [--list] [--data-root DIR] [--seed N]
                           [--peers PEERS.json] [--render RESULTS.json] [--fences-10m] [--fence-files DIR]
+                          [--peers PEERS.json] [--render RESULTS.json] [--check-parse N]
+                          [--scattered-dir DIR]
 
     Runs the benchmark suites of the fence index and the evaluator (release builds only).
       --quick            small sizes, checks answers, under 2 minutes (CI smoke test; never judge timings)
@@ -44,6 +50,10 @@ struct BenchOptions {
       --fences-10m       the fences suite also loads 10M circles (slow: several GB of files)
       --fence-files DIR  the fences suite writes its fence files to DIR and keeps them (reused when present)
     Exit codes: 0 ok, 1 regression (--check), 2 debug build, 64 usage.
+      --scattered-dir D  keep the evaluate-scattered files (fixes, fences, manifest.json) in D for the peers
+      --check-parse N    do not benchmark: the decimal parser bit for bit against strtod on the
+                         adversarial set and N seeded random texts; exit 1 on a mismatch
+    Exit codes: 0 ok, 1 regression (--check) or parse mismatch (--check-parse), 2 debug build, 64 usage.
     """
 
     static func parse(_ args: [String]) -> BenchOptions {
@@ -66,6 +76,10 @@ struct BenchOptions {
                 guard let t = Double(value(a)), t >= 0 else { fail("--tolerance needs a number >= 0") }
                 o.tolerance = t
             case "--list": o.list = true
+            case "--scattered-dir": o.scatteredDir = value(a)
+            case "--check-parse":
+                guard let n = Int(value(a)), n >= 0 else { fail("--check-parse needs a count >= 0") }
+                o.checkParse = n
             case "--peers": o.peersPath = value(a)
             case "--render": o.renderPath = value(a)
             case "--data-root": o.root = value(a)

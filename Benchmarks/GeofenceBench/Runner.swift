@@ -16,6 +16,7 @@ struct Runner {
         ("evaluate-file", "end to end from a CSV file: LogReader → EvaluationRun, 1 and 2 threads"),
         ("evaluate-fixes", "scaling in the fix count at 100k fences (1M → 10M fixes)"),
         ("evaluate-real", "real fences × real AIS traces: airports + ports + counties, cities; join alone and end to end"),
+        ("evaluate-scattered", "fixes uniform on the sphere (consecutive fixes far apart) × small circles 10k–1M and polygons 10k–100k: join, in memory, whole CLI run from the files"),
         ("evaluate-dense", "a device inside k = 10, 1k, 100k fences at once: cost per fix grows like k, not k²; vs a brute force of exact distances"),
         ("plan", "rotation planning cost: Planner.plan (guaranteed, centre, trigger) at 100k and 1M circles, p50/p99"),
         ("fences", "fence files: load time and peak RSS per format (GeoJSON, CSV, compiled) at 10k–1M circles (10M with --fences-10m), 10k–100k polygons, airports-like 64k"),
@@ -27,6 +28,7 @@ struct Runner {
             for s in Runner.suites { print(s.name.padding(toLength: 18, withPad: " ", startingAt: 0) + s.what) }
             return 0
         }
+        if let n = options.checkParse { return ParseCheck.run(count: n, seed: options.seed) }
         if let saved = options.renderPath {
             guard let report = Report.load(saved) else {
                 FileHandle.standardError.write(Data("geofence-bench: cannot read \(saved) (a --json output)\n".utf8))
@@ -55,6 +57,7 @@ struct Runner {
             try IndexSuites(options: options, report: report, data: data).run()
             if let data { try PolygonSuite(options: options, report: report, data: data).run() }
             try EvaluateSuites(options: options, report: report, data: data).run()
+            try ScatteredSuite(options: options, report: report, data: data).run()
             try DenseSuite(options: options, report: report).run()
             try PlanSuite(options: options, report: report).run()
             try SubsetSuite(options: options, report: report, data: data).run()

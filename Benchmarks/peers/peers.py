@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Peers of geofence on the same real files: shapely 2 (STRtree) and DuckDB spatial.
+"""Peers of geofence on the same files: shapely 2 (STRtree), DuckDB spatial, SedonaDB, PostGIS.
 
 Run through run-peers.sh, which first runs geofence-bench's evaluate-real suite on the same
 files and hands its JSON here (--ours), so the table's ratios come from one run.
@@ -17,6 +17,11 @@ What each peer does (the fair thing each library can do):
            with points, or tree of points queried with prepared counties); the faster is
            shapely's figure. DuckDB spatial: ST_Covers join of points x counties
            (its spatial join operator), all cores.
+Scattered workload (--scattered DIR, the files geofence-bench --scattered-dir wrote): fixes uniform
+on the sphere x small circles and small polygons. Circles: DuckDB joins the circles' boxes with
+its SPATIAL_JOIN and keeps ST_Distance_Spheroid <= radius; SedonaDB (no ellipsoidal distance) joins
+the boxes with its SpatialJoinExec and the candidates get the exact test above. Polygons: DuckDB
+ST_Covers, SedonaDB ST_Intersects (the same for points, boundary included). Both use every core.
 Timed by wall clock (median of --repeats after a warm-up), with the thread's CPU time kept for
 the single-threaded joins (this machine is shared; CPU time is the steadier basis). Timed: the join alone (making point geometries from the fix arrays, querying, exact test,
 counting pairs); loading files and building the fence tree are excluded, as geofence-bench
@@ -90,7 +95,13 @@ def circle_join(tree, owner, clat, clon, crad, flat, flon):
     """Pairs (fix, circle) with geodesic distance <= radius."""
     pts = shapely.points(flon, flat)
     fi, ti = tree.query(pts)
-    ci = owner[ti]
+    return exact_pairs(fi, owner[ti], clat, clon, crad, flat, flon)
+
+
+def exact_pairs(fi, ci, clat, clon, crad, flat, flon):
+    """How many candidate pairs (fix fi, circle ci) are inside: the haversine distance with
+    geofence's error bound decides clear cases, pyproj's Geod.inv (Karney) the rest; a pair
+    that appears twice (a box split at the antimeridian) counts once."""
     la1, lo1 = np.radians(clat[ci]), np.radians(clon[ci])
     la2, lo2 = np.radians(flat[fi]), np.radians(flon[fi])
     h = np.sin((la2 - la1) * 0.5) ** 2 + np.cos(la1) * np.cos(la2) * np.sin((lo2 - lo1) * 0.5) ** 2
@@ -104,10 +115,8 @@ def circle_join(tree, owner, clat, clon, crad, flat, flon):
     if unsure.any():
         _, _, s12 = GEOD.inv(clon[ci][unsure], clat[ci][unsure], flon[fi][unsure], flat[fi][unsure])
         inside[unsure] = s12 <= r[unsure]
-    if len(owner) != len(clat):  # boxes split at the antimeridian: count a pair once
-        key = fi[inside].astype(np.int64) * len(clat) + ci[inside]
-        return int(np.unique(key).size)
-    return int(inside.sum())
+    key = fi[inside].astype(np.int64) * len(clat) + ci[inside]
+    return int(np.unique(key).size)
 
 
 CPU = {}  # label -> median thread CPU seconds of the last timed() call
@@ -134,12 +143,13 @@ def load_counties(path):
     return shapely.from_geojson([json.dumps(ft["geometry"]) for ft in fc["features"]])
 
 
-def duckdb_polygons(root, poly_path, fix_path, repeats):
+def duckdb_spatial():
+    """A DuckDB connection with the spatial extension loaded: (connection, how, None) or (None, None, error)."""
     try:
         import duckdb
         import duckdb_extension_spatial
     except ImportError as e:
-        return None, f"duckdb not installed: {e}"
+        return None, None, f"duckdb not installed: {e}"
     import glob
     ext = glob.glob(os.path.join(os.path.dirname(duckdb_extension_spatial.__file__), "extensions", "*", "spatial.duckdb_extension"))
     con = duckdb.connect()
@@ -148,9 +158,17 @@ def duckdb_polygons(root, poly_path, fix_path, repeats):
         how = "INSTALL spatial"
     except Exception:
         if not ext:
-            return None, "spatial extension: INSTALL failed (no network to the DuckDB extension site) and no PyPI copy"
+            return None, None, "spatial extension: INSTALL failed (no network to the DuckDB extension site) and no PyPI copy"
         con.sql(f"LOAD '{ext[0]}'")
         how = "spatial extension from PyPI duckdb-extension-spatial, LOAD by path (INSTALL needs the DuckDB extension site)"
+    return con, how, None
+
+
+def duckdb_polygons(root, poly_path, fix_path, repeats):
+    import duckdb
+    con, how, err = duckdb_spatial()
+    if con is None:
+        return None, err
     con.execute("CREATE TABLE counties AS SELECT geom FROM ST_Read(?)", [poly_path])
     con.execute("CREATE TABLE fixes AS SELECT lat::DOUBLE AS lat, lon::DOUBLE AS lon FROM read_csv(?, header=true)", [fix_path])
     q = "SELECT count(*) FROM (SELECT ST_Point(lon, lat) AS p FROM fixes) f JOIN counties c ON ST_Covers(c.geom, f.p)"
@@ -160,6 +178,137 @@ def duckdb_polygons(root, poly_path, fix_path, repeats):
     secs, pairs = timed(lambda: con.sql(q).fetchone()[0], repeats)
     return {"seconds": secs, "pairs": int(pairs), "threads": int(threads), "operator": join_op, "how": how,
             "version": duckdb.__version__}, None
+
+
+def duckdb_circles(clat, clon, crad, flat, flon, repeats):
+    """DuckDB spatial: the circles' boxes (cap_boxes) joined with the points by its SPATIAL_JOIN
+    (ST_Intersects), then ST_Distance_Spheroid (GeographicLib, WGS84) <= radius; a pair of a
+    box split at the antimeridian counted once."""
+    import duckdb
+    import pyarrow as pa
+    con, how, err = duckdb_spatial()
+    if con is None:
+        return None, err
+    boxes, owner = cap_boxes(clat, clon, crad)
+    b = shapely.bounds(boxes)
+    con.register("bx", pa.table({"w": b[:, 0], "s": b[:, 1], "e": b[:, 2], "n": b[:, 3], "idx": owner,
+                                 "lat": clat[owner], "lon": clon[owner], "radius": crad[owner]}))
+    con.execute("CREATE TABLE boxes AS SELECT ST_MakeEnvelope(w, s, e, n) AS geom, idx, lat, lon, radius FROM bx")
+    con.register("fx", pa.table({"i": np.arange(len(flat)), "lat": flat, "lon": flon}))
+    con.execute("CREATE TABLE fixes AS SELECT * FROM fx")
+    q = ("SELECT count(*) FROM (SELECT DISTINCT f.i, b.idx FROM (SELECT i, lat, lon, ST_Point(lon, lat) AS p FROM fixes) f "
+         "JOIN boxes b ON ST_Intersects(b.geom, f.p) "
+         "WHERE ST_Distance_Spheroid(ST_Point(b.lat, b.lon), ST_Point(f.lat, f.lon)) <= b.radius)")
+    plan = " ".join(r[1] for r in con.sql("EXPLAIN " + q).fetchall())
+    join_op = "SPATIAL_JOIN" if "SPATIAL_JOIN" in plan else "see EXPLAIN"
+    threads = con.sql("SELECT current_setting('threads')").fetchone()[0]
+    secs, pairs = timed(lambda: con.sql(q).fetchone()[0], repeats)
+    return {"seconds": secs, "pairs": int(pairs), "threads": int(threads), "operator": join_op, "how": how,
+            "version": duckdb.__version__}, None
+
+
+def sedona_context():
+    """A SedonaDB context: (context, version, None) or (None, None, error)."""
+    try:
+        import sedonadb
+        from importlib.metadata import version
+    except ImportError as e:
+        return None, None, f"sedonadb not installed: {e}"
+    return sedonadb.connect(), version("sedonadb"), None
+
+
+def sedona_circles(clat, clon, crad, flat, flon, repeats):
+    """SedonaDB: its SpatialJoinExec over the circles' boxes (ST_Intersects), the candidate pairs
+    out as Arrow, then the exact test in numpy + pyproj (as for shapely): SedonaDB has no
+    ellipsoidal distance, so this is the fair exact answer."""
+    import pyarrow as pa
+    sd, version, err = sedona_context()
+    if sd is None:
+        return None, err
+    boxes, owner = cap_boxes(clat, clon, crad)
+    sd.create_data_frame(pa.table({"idx": owner, "wkb": shapely.to_wkb(boxes)})).to_view("boxes_raw")
+    sd.sql("SELECT idx, ST_GeomFromWKB(wkb) AS geom FROM boxes_raw").to_memtable().to_view("boxes")
+    sd.create_data_frame(pa.table({"i": np.arange(len(flat)), "lat": flat, "lon": flon})).to_view("fixes")
+    q = ("SELECT f.i AS i, b.idx AS idx FROM (SELECT i, ST_Point(lon, lat) AS p FROM fixes) f "
+         "JOIN boxes b ON ST_Intersects(b.geom, f.p)")
+    plan = str(sd.sql("EXPLAIN " + q).to_arrow_table().to_pylist())
+    join_op = "SpatialJoinExec" if "SpatialJoinExec" in plan else "see EXPLAIN"
+
+    def run():
+        t = sd.sql(q).to_arrow_table()
+        fi = t["i"].to_numpy().astype(np.int64)
+        ci = t["idx"].to_numpy().astype(np.int64)
+        return exact_pairs(fi, ci, clat, clon, crad, flat, flon)
+    secs, pairs = timed(run, repeats)
+    return {"seconds": secs, "pairs": pairs, "threads": os.cpu_count(), "operator": join_op, "version": version}, None
+
+
+def sedona_polygons(poly_path, flat, flon, repeats):
+    """SedonaDB: points (made in the query) joined with the polygons by ST_Intersects (for a point
+    the same as covered-by, boundary included); polygons loaded as WKB before timing."""
+    import pyarrow as pa
+    sd, version, err = sedona_context()
+    if sd is None:
+        return None, err
+    polys = load_counties(poly_path)
+    sd.create_data_frame(pa.table({"wkb": shapely.to_wkb(polys)})).to_view("polys_raw")
+    sd.sql("SELECT ST_GeomFromWKB(wkb) AS geom FROM polys_raw").to_memtable().to_view("polys")
+    sd.create_data_frame(pa.table({"lat": flat, "lon": flon})).to_view("fixes")
+    q = "SELECT count(*) AS n FROM (SELECT ST_Point(lon, lat) AS p FROM fixes) f JOIN polys c ON ST_Intersects(c.geom, f.p)"
+    plan = str(sd.sql("EXPLAIN " + q).to_arrow_table().to_pylist())
+    join_op = "SpatialJoinExec" if "SpatialJoinExec" in plan else "see EXPLAIN"
+    secs, pairs = timed(lambda: int(sd.sql(q).to_arrow_table()["n"][0].as_py()), repeats)
+    return {"seconds": secs, "pairs": pairs, "threads": os.cpu_count(), "operator": join_op, "version": version}, None
+
+
+def scattered_peers(manifest_path, repeats):
+    """Rows (workload, engine, threads, fixes/s wall, pairs, note) and single-thread CPU rates of
+    the peers on the scattered workload that geofence-bench wrote (--scattered-dir)."""
+    with open(manifest_path, encoding="utf-8") as f:
+        m = json.load(f)
+    flat, flon = load_fixes(m["fixes"])
+    nfix = len(flat)
+    rows, cpu_rates, counts = [], {}, {}
+    for st in m["sets"]:
+        name = st["name"]
+        counts[name] = int(st["count"])
+        print(f"  scattered: {name}", flush=True)
+        if st["kind"] == "circles":
+            clat, clon, crad = load_circles([st["fences"]])
+            t0 = time.perf_counter()
+            boxes, owner = cap_boxes(clat, clon, crad)
+            tree = shapely.STRtree(boxes)
+            build = time.perf_counter() - t0
+            secs, pairs = timed(lambda: circle_join(tree, owner, clat, clon, crad, flat, flon), repeats, label=name)
+            cpu_rates[(name, "shapely STRtree")] = nfix / CPU[name]
+            rows.append((name, "shapely STRtree", 1, nfix / secs, pairs, f"box query + exact test; tree build {build:.2f} s excluded"))
+            res, err = duckdb_circles(clat, clon, crad, flat, flon, repeats)
+            what = "box SPATIAL_JOIN ({op}) + ST_Distance_Spheroid"
+            res2, err2 = sedona_circles(clat, clon, crad, flat, flon, repeats)
+            what2 = "box join ({op}) + exact test in numpy/pyproj"
+        else:
+            polys = load_counties(st["fences"])
+            t0 = time.perf_counter()
+            ptree = shapely.STRtree(polys)
+            build = time.perf_counter() - t0
+
+            def polys_tree():
+                return int(ptree.query(shapely.points(flon, flat), predicate="covered_by").shape[1])
+            secs, pairs = timed(polys_tree, repeats, label=name)
+            cpu_rates[(name, "shapely STRtree")] = nfix / CPU[name]
+            rows.append((name, "shapely STRtree", 1, nfix / secs, pairs, f"STRtree(polygons).query(points, covered_by); build {build:.2f} s excluded"))
+            res, err = duckdb_polygons(None, st["fences"], m["fixes"], repeats)
+            what = "ST_Covers join ({op})"
+            res2, err2 = sedona_polygons(st["fences"], flat, flon, repeats)
+            what2 = "ST_Intersects join ({op})"
+        for engine, r, e, w in [("duckdb spatial", res, err, what), ("sedonadb", res2, err2, what2)]:
+            if r:
+                label = "DuckDB" if engine.startswith("duckdb") else "SedonaDB"
+                rows.append((name, engine, r["threads"], nfix / r["seconds"], r["pairs"],
+                             f"{label} {r['version']} {w.format(op=r['operator'])}; join alone (tables and fence geometries made before timing)"))
+            else:
+                rows.append((name, engine, 0, float("nan"), None, e))
+    return rows, cpu_rates, counts, nfix
 
 
 def postgis_peers(sock, circle_sets, counties_path, flat, flon, repeats):
@@ -221,6 +370,8 @@ def main():
     ap.add_argument("--ours", help="geofence-bench --json output of the evaluate-real suite (same run)")
     ap.add_argument("--json", help="write the side-by-side results here")
     ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--scattered", metavar="DIR", help="also the scattered workload geofence-bench wrote there (--scattered-dir)")
+    ap.add_argument("--scattered-only", action="store_true", help="only the scattered workload (no AIS sets)")
     ap.add_argument("--postgis", metavar="SOCKET_DIR", help="socket directory of a server started by postgis.sh (port 54329)")
     a = ap.parse_args()
 
@@ -236,7 +387,7 @@ def main():
     if a.ours:
         with open(a.ours, encoding="utf-8") as f:
             for r in json.load(f)["results"]:
-                if r["suite"] == "evaluate-real":
+                if r["suite"] in ("evaluate-real", "evaluate-scattered"):
                     # Wall clock for every row (the peers are timed by wall clock too); the join's
                     # CPU-time figure is kept to compare with the peers' thread CPU time.
                     ours[(r["workload"], r["engine"])] = r.get("wall_value", r["value"])
@@ -249,85 +400,98 @@ def main():
     cpu_rates = {}  # (workload, engine) -> fixes per CPU second, single-threaded joins only
     fence_counts = {}
 
-    def add_ours(workload):
+    def add_ours(workload, scattered=False):
+        more = [("ours 1 thread CLI", 1, "whole `geofence evaluate` run from the files (fence load, CSV read, evaluate, write)"),
+                ("ours 2 threads CLI", 2, "whole `geofence evaluate` run from the files (fence load, CSV read, evaluate, write)")]
         for engine, threads, note in [("ours join", 1, "containing() per fix, join alone"),
                                       ("ours 1 thread", 1, "evaluate end to end, in memory"),
                                       ("ours 2 threads", 2, "evaluate end to end, in memory"),
                                       ("ours 1 thread file", 1, "evaluate end to end from the CSV (parse included)"),
-                                      ("ours 2 threads file", 2, "evaluate end to end from the CSV (parse included)")]:
+                                      ("ours 2 threads file", 2, "evaluate end to end from the CSV (parse included)")] + (more if scattered else []):
             v = ours.get((workload, engine))
             if v is not None:
                 rows.append((workload, engine, threads, v, ours.get((workload, "pairs")), note))
             if (workload, engine) in ours_cpu:
                 cpu_rates[(workload, engine)] = ours_cpu[(workload, engine)]
 
-    circle_cases = [("airports+ports × AIS", ["data/airports.csv", "data/ports.csv"])]
-    if fetched:
-        circle_cases.append(("cities × AIS", ["data/fetched/cities.csv"]))
-    circle_sets = []
-    for name, files in circle_cases:
-        clat, clon, crad = load_circles([os.path.join(root, p) for p in files])
-        circle_sets.append((name, (clat, clon, crad)))
-        fence_counts[name] = len(clat)
+    if not a.scattered_only:
+        circle_cases = [("airports+ports × AIS", ["data/airports.csv", "data/ports.csv"])]
+        if fetched:
+            circle_cases.append(("cities × AIS", ["data/fetched/cities.csv"]))
+        circle_sets = []
+        for name, files in circle_cases:
+            clat, clon, crad = load_circles([os.path.join(root, p) for p in files])
+            circle_sets.append((name, (clat, clon, crad)))
+            fence_counts[name] = len(clat)
+            t0 = time.perf_counter()
+            boxes, owner = cap_boxes(clat, clon, crad)
+            tree = shapely.STRtree(boxes)
+            build = time.perf_counter() - t0
+            secs, pairs = timed(lambda: circle_join(tree, owner, clat, clon, crad, flat, flon), a.repeats, label=name)
+            cpu_rates[(name, "shapely STRtree")] = nfix / CPU[name]
+            add_ours(name)
+            rows.append((name, "shapely STRtree", 1, nfix / secs, pairs,
+                         f"box query + numpy haversine bound + pyproj Geod.inv near the edge; tree build {build * 1e3:.0f} ms excluded"))
+
+        name = "counties × AIS"
+        polys = load_counties(os.path.join(root, counties))
+        fence_counts[name] = len(polys)
         t0 = time.perf_counter()
-        boxes, owner = cap_boxes(clat, clon, crad)
-        tree = shapely.STRtree(boxes)
+        ptree = shapely.STRtree(polys)
         build = time.perf_counter() - t0
-        secs, pairs = timed(lambda: circle_join(tree, owner, clat, clon, crad, flat, flon), a.repeats, label=name)
-        cpu_rates[(name, "shapely STRtree")] = nfix / CPU[name]
+
+        def polys_tree():
+            pts = shapely.points(flon, flat)
+            return int(ptree.query(pts, predicate="covered_by").shape[1])
+
+        def points_tree():
+            pts = shapely.points(flon, flat)
+            t = shapely.STRtree(pts)
+            return int(t.query(polys, predicate="covers").shape[1])
+
+        s1, p1 = timed(polys_tree, a.repeats, label="ct")
+        s2, p2 = timed(points_tree, a.repeats, label="pt")
+        cpu_rates[(name, "shapely counties-tree")] = nfix / CPU["ct"]
+        cpu_rates[(name, "shapely points-tree")] = nfix / CPU["pt"]
         add_ours(name)
-        rows.append((name, "shapely STRtree", 1, nfix / secs, pairs,
-                     f"box query + numpy haversine bound + pyproj Geod.inv near the edge; tree build {build * 1e3:.0f} ms excluded"))
+        rows.append((name, "shapely counties-tree", 1, nfix / s1, p1, f"STRtree(counties).query(points, covered_by); build {build * 1e3:.0f} ms excluded"))
+        rows.append((name, "shapely points-tree", 1, nfix / s2, p2, "STRtree(points) built per run, .query(counties, covers) (prepared)"))
+        dres, err = duckdb_polygons(root, os.path.join(root, counties), os.path.join(root, trace), a.repeats)
+        if dres:
+            rows.append((name, "duckdb spatial", dres["threads"], nfix / dres["seconds"], dres["pairs"],
+                         f"DuckDB {dres['version']} ST_Covers join ({dres['operator']}); {dres['how']}"))
+        else:
+            rows.append((name, "duckdb spatial", 0, float("nan"), None, err))
+        if a.postgis:
+            try:
+                pg = postgis_peers(a.postgis, circle_sets, os.path.join(root, counties), flat, flon, min(a.repeats, 2))
+                for r in pg:  # keep the table grouped by workload
+                    idx = max(i for i, x in enumerate(rows) if x[0] == r[0]) + 1
+                    rows.insert(idx, r)
+            except Exception as e:  # report, do not hide
+                rows.append(("counties × AIS", "postgis", 0, float("nan"), None, f"PostGIS failed: {e}"))
 
-    name = "counties × AIS"
-    polys = load_counties(os.path.join(root, counties))
-    fence_counts[name] = len(polys)
-    t0 = time.perf_counter()
-    ptree = shapely.STRtree(polys)
-    build = time.perf_counter() - t0
-
-    def polys_tree():
-        pts = shapely.points(flon, flat)
-        return int(ptree.query(pts, predicate="covered_by").shape[1])
-
-    def points_tree():
-        pts = shapely.points(flon, flat)
-        t = shapely.STRtree(pts)
-        return int(t.query(polys, predicate="covers").shape[1])
-
-    s1, p1 = timed(polys_tree, a.repeats, label="ct")
-    s2, p2 = timed(points_tree, a.repeats, label="pt")
-    cpu_rates[(name, "shapely counties-tree")] = nfix / CPU["ct"]
-    cpu_rates[(name, "shapely points-tree")] = nfix / CPU["pt"]
-    add_ours(name)
-    rows.append((name, "shapely counties-tree", 1, nfix / s1, p1, f"STRtree(counties).query(points, covered_by); build {build * 1e3:.0f} ms excluded"))
-    rows.append((name, "shapely points-tree", 1, nfix / s2, p2, "STRtree(points) built per run, .query(counties, covers) (prepared)"))
-    dres, err = duckdb_polygons(root, os.path.join(root, counties), os.path.join(root, trace), a.repeats)
-    if dres:
-        rows.append((name, "duckdb spatial", dres["threads"], nfix / dres["seconds"], dres["pairs"],
-                     f"DuckDB {dres['version']} ST_Covers join ({dres['operator']}); {dres['how']}"))
-    else:
-        rows.append((name, "duckdb spatial", 0, float("nan"), None, err))
-    if a.postgis:
-        try:
-            pg = postgis_peers(a.postgis, circle_sets, os.path.join(root, counties), flat, flon, min(a.repeats, 2))
-            for r in pg:  # keep the table grouped by workload
-                idx = max(i for i, x in enumerate(rows) if x[0] == r[0]) + 1
-                rows.insert(idx, r)
-        except Exception as e:  # report, do not hide
-            rows.append(("counties × AIS", "postgis", 0, float("nan"), None, f"PostGIS failed: {e}"))
+    if a.scattered:
+        srows, scpu, scounts, snfix = scattered_peers(os.path.join(a.scattered, "manifest.json"), a.repeats)
+        for name in scounts:
+            add_ours(name, scattered=True)
+            rows.extend(r for r in srows if r[0] == name)
+        cpu_rates.update(scpu)
+        fence_counts.update(scounts)
 
     # Table and ratios.
-    print(f"\npeers on {trace} ({nfix} fixes); Python {platform.python_version()}, shapely {shapely.__version__} "
+    if a.scattered:
+        print(f"\nscattered workload: {a.scattered} ({snfix} fixes uniform on the sphere); SedonaDB and DuckDB use every core")
+    print(f"\npeers on {trace} ({nfix} fixes){' (not run: --scattered-only)' if a.scattered_only else ''}; Python {platform.python_version()}, shapely {shapely.__version__} "
           f"(GEOS {shapely.geos_version_string}), numpy {np.__version__}")
     def fmt(v):
         if v is None or v != v:
             return "n/a"
         return f"{v / 1e6:.2f} M" if v >= 1e6 else f"{v / 1e3:.1f} k"
-    print(f"{'workload':26}{'engine':24}{'thr':>4}{'fixes/s wall':>14}{'fixes/s CPU':>13}{'pairs':>10}  note")
+    print(f"{'workload':34}{'engine':24}{'thr':>4}{'fixes/s wall':>14}{'fixes/s CPU':>13}{'pairs':>10}  note")
     for w, e, t, v, p, note in rows:
         c = cpu_rates.get((w, e))
-        print(f"{w:26}{e:24}{t:>4}{fmt(v):>14}{fmt(c) if c else '':>13}{'' if p is None else p:>10}  {note}")
+        print(f"{w:34}{e:24}{t:>4}{fmt(v):>14}{fmt(c) if c else '':>13}{'' if p is None else p:>10}  {note}")
     ratios = []
     print("\nratios (same run):")
     workloads = []
@@ -345,11 +509,11 @@ def main():
             for m in mine:
                 ratio = m[3] / p[3]
                 ratios.append({"workload": w, "ours": m[1], "peer": p[1], "ratio": ratio, "basis": "wall"})
-                print(f"  {w:26}{m[1]:22} / {p[1]:22} {ratio:8.1f}×  (wall)")
+                print(f"  {w:34}{m[1]:22} / {p[1]:22} {ratio:8.1f}×  (wall)")
                 if (w, m[1]) in cpu_rates and (w, p[1]) in cpu_rates:
                     rc = cpu_rates[(w, m[1])] / cpu_rates[(w, p[1])]
                     ratios.append({"workload": w, "ours": m[1], "peer": p[1], "ratio": rc, "basis": "cpu"})
-                    print(f"  {w:26}{m[1]:22} / {p[1]:22} {rc:8.1f}×  (CPU time, both 1 thread)")
+                    print(f"  {w:34}{m[1]:22} / {p[1]:22} {rc:8.1f}×  (CPU time, both 1 thread)")
     if a.json:
         out = {"trace": trace, "fixes": nfix, "python": platform.python_version(), "shapely": shapely.__version__,
                "shapely_geos": shapely.geos_version_string, "numpy": np.__version__,

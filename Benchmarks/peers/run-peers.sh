@@ -1,9 +1,12 @@
 #!/bin/sh
-# The side-by-side comparison of the peers: geofence vs shapely 2 and DuckDB spatial on the same
-# real files, in one run. Installs the peers into Benchmarks/peers/.venv (git-ignored) from PyPI.
+# The side-by-side comparison of the peers: geofence vs shapely 2, DuckDB spatial, SedonaDB and
+# PostGIS on the same real files and on the scattered workload (geofence-bench's evaluate-scattered
+# files, kept in Benchmarks/peers/scattered/, git-ignored), in one run. Installs the peers into
+# Benchmarks/peers/.venv (git-ignored) from PyPI.
 #
-#   Benchmarks/peers/run-peers.sh            table on stdout; JSON in Benchmarks/results/
-#   OUT=/tmp/x Benchmarks/peers/run-peers.sh results elsewhere
+#   Benchmarks/peers/run-peers.sh                  table on stdout; JSON in Benchmarks/results/
+#   OUT=/tmp/x Benchmarks/peers/run-peers.sh       results elsewhere
+#   PEERS_ARGS=--scattered-only Benchmarks/peers/run-peers.sh   only the scattered workload
 set -eu
 cd "$(dirname "$0")/../.."
 ROOT=$(pwd)
@@ -19,9 +22,11 @@ fi
 "$VENV/bin/pip" install -q --disable-pip-version-check -r "$PEERS/requirements.txt"
 
 swift build -c release --product geofence-bench
+swift build -c release --product geofence          # the whole-CLI rows of evaluate-scattered
 mkdir -p "$OUT"
-echo "== ours: geofence-bench --filter evaluate-real"
-.build/release/geofence-bench --filter evaluate-real --json "$OUT/peers-ours.json"
+SCATTERED=$PEERS/scattered
+echo "== ours: geofence-bench --filter evaluate-real --filter evaluate-scattered"
+.build/release/geofence-bench --filter evaluate-real --filter evaluate-scattered --scattered-dir "$SCATTERED" --json "$OUT/peers-ours.json"
 echo "== peers"
 # PostGIS: a throw-away server on a Unix socket (Debian's postgresql + postgis; skipped if absent).
 PG=""
@@ -32,7 +37,8 @@ else
     echo "(PostGIS not available: skipped)"
 fi
 # shellcheck disable=SC2086
-"$VENV/bin/python" "$PEERS/peers.py" --root "$ROOT" --ours "$OUT/peers-ours.json" --json "$OUT/peers.json" $PG
+"$VENV/bin/python" "$PEERS/peers.py" --root "$ROOT" --ours "$OUT/peers-ours.json" --json "$OUT/peers.json" \
+    --scattered "$SCATTERED" $PG ${PEERS_ARGS:-}
 # The chart with the peers, when a full run's JSON is there (make bench / geofence-bench --json).
 if [ -f "$OUT/full.json" ]; then
     .build/release/geofence-bench --render "$OUT/full.json" --peers "$OUT/peers.json" --chart "$OUT/chart.svg" >/dev/null

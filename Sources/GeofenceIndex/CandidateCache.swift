@@ -60,6 +60,17 @@ public struct CandidateCache: Sendable {
     var windowQueries = 0, windowCost = 0, treeLeft = 0, streak = 0
     /// Estimated cost of a tree search of the index last filled from.
     var treeCost = 0
+    /// Cells of the world that some box meets, built when the cache steps aside twice in a row
+    /// (its queries are scattered): a query outside the cache whose window lies in clear cells
+    /// has no candidates, and skips the tree (`OccupancyGrid`). Logs whose fixes follow each
+    /// other never build it. Consulted while it pays: after `gridWindow` checks that found
+    /// fewer than a quarter clear, it rests until the cache steps aside twice in a row again.
+    var occupancy: OccupancyGrid? = nil
+    var wantsOccupancy = false
+    var gridChecks = 0, gridClears = 0
+    static let gridWindow = 1024
+    /// Queries outside the cache that the occupancy grid answered (no candidates) without a tree search.
+    public internal(set) var cleared = 0
 
     static let window = 1024
     static let treeQueries = 4096
@@ -93,6 +104,7 @@ public struct CandidateCache: Sendable {
         gridded = false
         reach = CandidateCache.initialReach
         windowQueries = 0; windowCost = 0; treeLeft = 0; streak = 0
+        occupancy = nil; wantsOccupancy = false; cleared = 0; gridChecks = 0; gridClears = 0
     }
 
     /// Whether the cached region, from this index, contains the window (one
@@ -112,6 +124,18 @@ public struct CandidateCache: Sendable {
     @inline(__always)
     mutating func noteTree() { bypassed &+= 1 }
 
+    /// An occupancy grid check and whether it found the window clear.
+    @inline(__always)
+    mutating func noteGrid(clear: Bool) {
+        gridChecks &+= 1
+        if clear { gridClears &+= 1; cleared &+= 1 }
+        if gridChecks == CandidateCache.gridWindow {
+            if gridClears &* 4 < gridChecks { wantsOccupancy = false }
+            gridChecks = 0
+            gridClears = 0
+        }
+    }
+
     /// Whether this query goes to the tree (the cache found it cheaper).
     @inline(__always)
     mutating func bypassing() -> Bool {
@@ -130,6 +154,7 @@ public struct CandidateCache: Sendable {
 
     mutating func endWindow() {
         if stepsAside && windowCost > treeCost &* windowQueries {
+            if streak > 0 { wantsOccupancy = true }
             treeLeft = CandidateCache.treeQueries << streak
             streak = Swift.min(streak + 1, 3)
         } else {

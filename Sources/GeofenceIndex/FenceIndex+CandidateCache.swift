@@ -17,15 +17,28 @@ extension FenceIndex {
     ///   `lon` finite (normalized to [-180, 180]).
     public func forEachClassified(lat: Double, lon: Double, accuracy: Double = 0, exitMargin: Double = 0,
                                   cache: inout CandidateCache, _ body: (FenceClassification) -> Bool) {
-        if cache.bypassing() {
+        precondition(accuracy >= 0 && exitMargin >= 0 && (accuracy + exitMargin).isFinite, "accuracy and margin must be finite and >= 0")
+        let bypass = cache.bypassing()
+        if bypass && !cache.wantsOccupancy {
             classifyInTree(lat: lat, lon: lon, accuracy: accuracy, exitMargin: exitMargin, body)
             return
         }
-        precondition(accuracy >= 0 && exitMargin >= 0 && (accuracy + exitMargin).isFinite, "accuracy and margin must be finite and >= 0")
         var p = QueryPoint(lat: lat, lon: lon)
         let w = p.window(metres: accuracy + exitMargin)
+        let covered = !bypass && cache.covers(w, generation: generation)
+        if !covered && cache.wantsOccupancy {
+            // Not answered from the cache: clear cells of the occupancy grid mean no box meets the window.
+            if cache.occupancy?.generation != generation { cache.occupancy = occupancyGrid() }
+            let clear = cache.occupancy!.isClear(w)
+            cache.noteGrid(clear: clear)
+            if clear { return }
+        }
+        if bypass {
+            classifyInTree(lat: lat, lon: lon, accuracy: accuracy, exitMargin: exitMargin, body)
+            return
+        }
         var hit = false
-        if cache.covers(w, generation: generation) {
+        if covered {
             hit = true
         } else if w.crossesAntimeridian {
             cache.noteTree()
@@ -84,6 +97,18 @@ extension FenceIndex {
         cache.treeCost = 80 * (main.height + 1)
         cache.buildGrid()
         cache.adapt(searches: searches)
+    }
+
+    /// The occupancy grid of every entry box of the index (main tree, second tree, tail).
+    /// - Complexity: O(n) for n entries.
+    func occupancyGrid() -> OccupancyGrid {
+        var grid = OccupancyGrid(boxes: main.count + delta.count + tail.count, generation: generation)
+        let world = QueryWindow(GeoBox(west: -180, south: -90, east: 180, north: 90))
+        let m = PackedRTree.nodeCapacity
+        _ = main.search(world) { k in grid.mark(main.childBox(k / m, k % m)); return true }
+        if delta.count > 0 { _ = delta.search(world) { k in grid.mark(delta.childBox(k / m, k % m)); return true } }
+        for e in tail { grid.mark(e.box) }
+        return grid
     }
 
     /// Gathers the entries of the region around the window into the cache.

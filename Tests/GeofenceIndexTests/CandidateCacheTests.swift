@@ -83,6 +83,46 @@ final class CandidateCacheTests: XCTestCase {
         XCTAssertEqual(cache.hits + cache.fills + cache.bypassed, 9000, "every query counted once")
     }
 
+    /// Scattered queries (uniform on the sphere, every accuracy): the cache steps aside and its
+    /// occupancy grid answers most of them; every answer as the tree's, across index changes.
+    func testScatteredQueriesThroughTheOccupancyGrid() throws {
+        var prng = SeededGenerator(seed: 25)
+        let polygons = FenceIndexPropertyTests.validOnly(FenceSets.polygons(45, &prng, near: FenceSets.cities), BruteForce())
+        var rng = SeededGenerator(seed: 41)
+        // The special circles but the huge ones (a circle over most of the world leaves nothing clear).
+        var fences = FenceSets.uniformCircles(4000, &rng) + FenceSets.specialCircles(&rng).filter { !$0.id.hasPrefix("huge") } + polygons
+        // Small circles hugging the antimeridian and the poles (split boxes, full-longitude boxes).
+        for k in 0..<40 {
+            let lat = k % 2 == 0 ? rng.uniform(-89.99, 89.99) : (k % 4 == 1 ? 89.9 : -89.9)
+            let lon = k % 3 == 0 ? 179.999 : (k % 3 == 1 ? -179.999 : rng.uniform(-180, 180))
+            fences.append(.circle(CircleRecord(id: "edge\(k)", lat: lat, lon: lon, radius: rng.logUniform(50, 5_000))))
+        }
+        var index = try FenceIndex(fences)
+        var cache = CandidateCache()
+        func scatter(_ n: Int, _ label: String) {
+            for i in 0..<n {
+                // Uniform on the sphere, sometimes next to a fence, at the edges of the lon/lat ranges.
+                var p = (lat: asin(rng.uniform(-1, 1)) * 180 / Double.pi, lon: rng.uniform(-180, 180))
+                if rng.chance(0.1) { p = FenceSets.point(fences, &rng) }
+                if rng.chance(0.02) { p.lon = rng.chance(0.5) ? 180 : -180 }
+                if rng.chance(0.02) { p.lat = rng.chance(0.5) ? 90 : -90 }
+                let a = rng.chance(0.5) ? 0 : rng.logUniform(1, rng.chance(0.1) ? 2_000_000 : 500)
+                let m = rng.chance(0.7) ? 0 : rng.logUniform(1, 2_000)
+                assertSame(index, &cache, p.lat, p.lon, a, m, "\(label) \(i)")
+            }
+        }
+        scatter(12_000, "scattered")
+        XCTAssertGreaterThan(cache.cleared, 4_000, "the grid answers most scattered queries (hits \(cache.hits), fills \(cache.fills), bypassed \(cache.bypassed))")
+        // Changes after the grid was built: a fence appears where the grid was clear.
+        let spot = (lat: -40.123, lon: 100.456)
+        XCTAssertTrue(Self.tree(index, spot.lat, spot.lon, 0, 0).isEmpty)
+        try index.insert(.circle(CircleRecord(id: "late", lat: spot.lat, lon: spot.lon, radius: 100)))
+        for _ in 0..<3 { assertSame(index, &cache, spot.lat, spot.lon, 0, 0, "after insert") }
+        XCTAssertEqual(Self.cached(index, &cache, spot.lat, spot.lon, 0, 0).count, 1)
+        index.remove(id: "late")
+        scatter(3_000, "after changes")
+    }
+
     func testPolygonsIncludingAntimeridianAndPolarOnes() throws {
         var rng = SeededGenerator(seed: 25)
         let bf = BruteForce()

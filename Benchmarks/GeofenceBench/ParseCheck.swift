@@ -1,0 +1,80 @@
+import Dispatch
+import Foundation
+import GeofenceBase
+import GeofenceTestSupport
+
+/// `--check-parse N`: the decimal parser (`DecimalParser`) bit for bit against `strtod` on the
+/// adversarial set and N seeded random texts (`DecimalCorpus`), in chunks over every core;
+/// then the parse time per number of ours and of `strtod` on coordinate-like and long texts.
+enum ParseCheck {
+    static let chunk = 100_000
+
+    /// Prints the counts and times; 0 when every text agrees, 1 otherwise.
+    static func run(count: Int, seed: UInt64) -> Int32 {
+        let start = Clock.now()
+        let adversarial = DecimalCorpus.adversarial()
+        var badAdversarial: [String] = []
+        for text in adversarial { if let m = DecimalCorpus.mismatch(text) { badAdversarial.append(m) } }
+        let chunks = (count + chunk - 1) / chunk
+        let tally = Tally()
+        tally.mismatches = badAdversarial.count
+        tally.examples = badAdversarial
+        DispatchQueue.concurrentPerform(iterations: chunks) { c in
+            var g = SeededGenerator(seed: seed &+ UInt64(c) &* 0x9E37_79B9_7F4A_7C15)
+            var bad: [String] = [], fastHere = 0
+            for _ in 0..<min(chunk, count - c * chunk) {
+                let text = DecimalCorpus.random(&g)
+                if let m = DecimalCorpus.mismatch(text) { bad.append(m) }
+                if DecimalCorpus.takesFastPath(text) { fastHere += 1 }
+            }
+            tally.lock.lock()
+            tally.mismatches += bad.count
+            tally.fast += fastHere
+            if tally.examples.count < 20 { tally.examples += bad.prefix(20 - tally.examples.count) }
+            tally.lock.unlock()
+        }
+        let mismatches = tally.mismatches, fast = tally.fast, examples = tally.examples
+        let seconds = Double(Clock.now() - start) / 1e9
+        print("check-parse: \(adversarial.count + count) texts (\(adversarial.count) adversarial + \(count) random, seed \(seed)), "
+              + "\(mismatches) mismatches against strtod, \(String(format: "%.1f", seconds)) s on \(ProcessInfo.processInfo.activeProcessorCount) cores")
+        print("check-parse: \(String(format: "%.3f", 100 * Double(fast) / Double(max(count, 1)))) % of the random texts decided without strtod")
+        for m in examples { print("  mismatch: \(m)") }
+        timing(seed: seed)
+        return mismatches == 0 ? 0 : 1
+    }
+
+    /// Counts shared by the chunks (under `lock`).
+    final class Tally: @unchecked Sendable {
+        let lock = NSLock()
+        var mismatches = 0, fast = 0
+        var examples: [String] = []
+    }
+
+    /// ns per number, ours and `strtod`, best of 5 passes over 1M texts of three kinds.
+    static func timing(seed: UInt64) {
+        var g = SeededGenerator(seed: seed)
+        let kinds: [(String, () -> String)] = [
+            ("coordinates, 7 decimals", { DecimalCorpus.format("%.7f", g.unit() * 360 - 180) }),
+            ("17 significant digits (%.17g)", { DecimalCorpus.format("%.17g", g.unit() * 360 - 180) }),
+            ("19 digits, exponents ±300", { "\(g.next() % 10_000_000_000_000_000_000 | 1)e\(g.int(600) - 300)" }),
+        ]
+        for (name, make) in kinds {
+            let texts = (0..<1_000_000).map { _ in Array(make().utf8) + [0] }
+            func best(_ body: ([UInt8]) -> Double) -> Double {
+                var bestNs = UInt64.max
+                for _ in 0..<5 {
+                    var sum = 0.0
+                    let t0 = Clock.now()
+                    for t in texts { sum += body(t) }
+                    bestNs = min(bestNs, Clock.now() - t0)
+                    blackHole(sum)
+                }
+                return Double(bestNs) / Double(texts.count)
+            }
+            let ours = best { t in t.withUnsafeBufferPointer { DecimalParser.parse($0.baseAddress!, $0.count - 1) ?? 0 } }
+            let reference = best { t in t.withUnsafeBufferPointer { p in
+                p.baseAddress!.withMemoryRebound(to: CChar.self, capacity: p.count) { strtod($0, nil) } } }
+            print("check-parse: \(name): ours \(String(format: "%.1f", ours)) ns, strtod \(String(format: "%.1f", reference)) ns per number")
+        }
+    }
+}

@@ -1,0 +1,108 @@
+/// A coarse bitmap over longitude × latitude with a bit set for every cell that some entry box
+/// of an index meets (live or not, every tree and the tail): a query window whose cells are all
+/// clear meets no box, so it has no candidates and needs no tree search. It answers the fixes
+/// that meet nothing (scattered logs, devices far from every fence) in a few dozen instructions.
+///
+/// Boxes spanning more than a sixteenth of the grid (continents, circles of thousands of
+/// kilometres) are kept aside in `large` and tested one by one instead of filling the grid; with more than `maximumLarge` of
+/// them the grid answers nothing (every query goes to the tree, as without it).
+///
+/// Built from the single-precision boxes the trees test against, each widened by `slack` (more
+/// than the single-precision rounding of a window's edges, which the trees see rounded
+/// outward), and asked with the window in double precision, through monotone maps from degrees
+/// to cells: a box the trees find for the window shares a cell with it, so "all clear" is
+/// never wrong.
+struct OccupancyGrid: Sendable {
+    /// One bit per cell, row-major (`width` cells per row, `height` rows).
+    var bits: [UInt64] = []
+    var width = 0, height = 0
+    /// Cells per degree of longitude and of latitude; the last column and row, as doubles.
+    var scaleX = 0.0, scaleY = 0.0, lastColumn = 0.0, lastRow = 0.0
+    /// The index (`FenceIndex.generation`) the bits come from; 0: not built.
+    var generation: UInt64 = 0
+    /// Boxes too large for the bits.
+    var large: [BoundingBox] = []
+
+    /// Most cells a window may span and still be answered here (larger ones go to the tree).
+    static let maximumWindowCells = 4
+    /// About this many cells per box, between 2^12 and 2^24 cells in all (2 MB).
+    static let cellsPerBox = 16
+    static let minimumCells = 1 << 12, maximumCells = 1 << 24
+    /// More boxes than this over a sixteenth of the grid each, and the grid is not used.
+    static let maximumLarge = 16
+    /// Degrees added around every box: twice the most that rounding a window edge outward to
+    /// single precision moves it (one unit in the last place of a `Float` below 256, 2^-16°).
+    static let slack = 3.1e-5
+
+    /// Column of a longitude (clamped to the grid).
+    @inline(__always)
+    func column(_ lon: Double) -> Int {
+        let x = (lon + 180) * scaleX
+        return x >= 0 ? (x < lastColumn ? Int(x) : width - 1) : 0
+    }
+
+    /// Row of a latitude (clamped to the grid).
+    @inline(__always)
+    func row(_ lat: Double) -> Int {
+        let y = (lat + 90) * scaleY
+        return y >= 0 ? (y < lastRow ? Int(y) : height - 1) : 0
+    }
+
+    /// An empty grid sized for `boxes` entries.
+    init(boxes: Int, generation g: UInt64) {
+        var cells = OccupancyGrid.minimumCells
+        while cells < OccupancyGrid.maximumCells && cells < boxes &* OccupancyGrid.cellsPerBox { cells <<= 1 }
+        // Twice as many columns as rows: cells about square in degrees.
+        height = 1 << ((cells.trailingZeroBitCount - 1) / 2)
+        width = cells / height
+        scaleX = Double(width) / 360
+        scaleY = Double(height) / 180
+        lastColumn = Double(width - 1)
+        lastRow = Double(height - 1)
+        bits = [UInt64](repeating: 0, count: (cells + 63) / 64)
+        generation = g
+    }
+
+    /// Sets the cells a box meets, or keeps a large box aside (a box crossing the antimeridian never comes here: the
+    /// index stores those as two boxes).
+    mutating func mark(_ b: BoundingBox) {
+        guard b.west <= b.east && b.south <= b.north else { return }
+        let d = OccupancyGrid.slack
+        let x0 = column(Double(b.west) - d), x1 = column(Double(b.east) + d)
+        let y0 = row(Double(b.south) - d), y1 = row(Double(b.north) + d)
+        if (x1 &- x0 &+ 1) &* (y1 &- y0 &+ 1) > width &* height / 16 {
+            if large.count <= OccupancyGrid.maximumLarge { large.append(b) }
+            return
+        }
+        for y in y0...y1 {
+            for x in x0...x1 {
+                let c = y &* width &+ x
+                bits[c >> 6] |= 1 << UInt64(c & 63)
+            }
+        }
+    }
+
+    /// True when the window certainly meets no box: it spans at most
+    /// `maximumWindowCells` cells and all of them are clear. False also means "ask the tree".
+    /// - Complexity: O(1).
+    @inline(__always)
+    func isClear(_ w: GeoBox) -> Bool {
+        if w.crossesAntimeridian || large.count > OccupancyGrid.maximumLarge { return false }
+        let x0 = column(w.west), x1 = column(w.east)
+        let y0 = row(w.south), y1 = row(w.north)
+        if (x1 &- x0 &+ 1) &* (y1 &- y0 &+ 1) > OccupancyGrid.maximumWindowCells { return false }
+        return bits.withUnsafeBufferPointer { b in
+            for y in y0...y1 {
+                for x in x0...x1 {
+                    let c = y &* width &+ x
+                    if b[c >> 6] & (1 << UInt64(c & 63)) != 0 { return false }
+                }
+            }
+            if !large.isEmpty {
+                let q = QueryWindow(w)
+                for box in large where q.intersects(box) { return false }
+            }
+            return true
+        }
+    }
+}

@@ -1,0 +1,209 @@
+import Glibc
+import GeofenceBase
+
+/// Decimal texts that are hard to convert to `Double`, and the reference they are judged by:
+/// the C library's `strtod` in the C locale, called here directly. Used by the unit tests
+/// (a sample) and by `geofence-bench --check-parse` (ten million in a release build).
+public enum DecimalCorpus {
+    /// The C locale for the reference, independent of the parser's own.
+    nonisolated(unsafe) private static let cLocale: locale_t? = newlocale(Int32(LC_NUMERIC_MASK), "C", nil)
+
+    /// `strtod` (C locale) of the whole text, nil when it does not consume all of it (or the text is
+    /// empty or starts with a blank, which `Double(String)` rejects too).
+    public static func reference(_ text: String) -> Double? {
+        guard let first = text.utf8.first, first != 0x20, !(0x09...0x0D).contains(first) else { return nil }
+        return text.withCString { base -> Double? in
+            var end: UnsafeMutablePointer<CChar>? = nil
+            let old = uselocale(cLocale)
+            let v = strtod(base, &end)
+            uselocale(old)
+            guard let end, end == UnsafeMutablePointer(mutating: base) + strlen(base) else { return nil }
+            return v
+        }
+    }
+
+    /// `DecimalParser.parse` of the text's UTF-8 bytes.
+    public static func ours(_ text: String) -> Double? {
+        var bytes = Array(text.utf8)
+        bytes.append(0)                                 // a valid base address even for ""
+        return bytes.withUnsafeBufferPointer { DecimalParser.parse($0.baseAddress!, $0.count - 1) }
+    }
+
+    /// Whether the parser's fast paths (Clinger, Eisel–Lemire) answer without `strtod`.
+    public static func takesFastPath(_ text: String) -> Bool {
+        var bytes = Array(text.utf8)
+        bytes.append(0)
+        return bytes.withUnsafeBufferPointer { DecimalParser.fast($0.baseAddress!, $0.count - 1) } != nil
+    }
+
+    /// nil when ours and the reference agree bit for bit (any NaN equals any NaN) and in
+    /// acceptance; else a description of the difference.
+    public static func mismatch(_ text: String) -> String? {
+        let a = ours(text), b = reference(text)
+        switch (a, b) {
+        case (nil, nil): return nil
+        case let (x?, y?):
+            if x.bitPattern == y.bitPattern || (x.isNaN && y.isNaN) { return nil }
+            return "\"\(text)\": ours \(x) (0x\(String(x.bitPattern, radix: 16))), strtod \(y) (0x\(String(y.bitPattern, radix: 16)))"
+        default:
+            return "\"\(text)\": ours \(String(describing: a)), strtod \(String(describing: b))"
+        }
+    }
+
+    /// `printf`-style formatting through the C library (exact decimal expansions).
+    public static func format(_ fmt: String, _ args: CVarArg...) -> String {
+        withVaList(args) { list in
+            var buf = [CChar](repeating: 0, count: 128)
+            let n = buf.withUnsafeMutableBufferPointer { vsnprintf($0.baseAddress!, 128, fmt, list) }
+            return String(decoding: buf[0..<Int(max(0, min(n, 127)))].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        }
+    }
+
+    // MARK: Adversarial set
+
+    /// Named hard cases, exact ties and their neighbours, powers of ten across the whole
+    /// exponent range, boundaries of the format (subnormals, min and max normal, overflow),
+    /// signs, leading and trailing zeros, long significands: a few thousand texts.
+    public static func adversarial() -> [String] {
+        var out = [
+            "0", "-0", "+0", "0.0", "-0.0", "0e0", "0e-400", "0e400", "000", "0.000", ".0", "0.",
+            "1", "-1", "+1", "1.0", "1e0", "1E+0", "1e-0", ".5", "5.", "0.1", "0.2", "0.3", "-0.1",
+            "1e23", "-1e23", "8.5e37", "1e22", "1e-22", "1e-23", "9007199254740993", "9007199254740992",
+            "9007199254740991", "9007199254740994", "9007199254740995", "18014398509481985", "18014398509481986",
+            "4503599627370496.5", "4503599627370497.5", "2251799813685248.25", "2251799813685248.75",
+            "7.2057594037927933e16", "9999999999999999999", "999999999999999999.9", "18446744073709551615",
+            "18446744073709551616", "12345678901234567890", "1234567890123456789",
+            "1.7976931348623157e308", "1.7976931348623158e308", "1.7976931348623159e308", "-1.7976931348623157e308",
+            "1.797693134862315708e308", "1.797693134862315807e308", "8.98846567431158e307", "1e308", "1e309", "-1e309",
+            "2.2250738585072014e-308", "2.2250738585072011e-308", "2.2250738585072012e-308", "2.225073858507201e-308",
+            "2.2250738585072013e-308", "2.22507385850720138e-308", "4.9406564584124654e-324", "4.9e-324", "5e-324",
+            "2.4703282292062327e-324", "2.4703282292062328e-324", "2.5e-324", "1e-324", "3e-324", "1e-342", "1e-343",
+            "1e-400", "123456789012345678e-300", "9999999999999999999e-342", "9999999999999999999e-343",
+            "1e-307", "1e-308", "1e-309", "1e-310", "1e-320", "1.5e-323",
+            "0.1000000000000000055511151231257827021181583404541015625", "36.884740000000000000000000001",
+            "00000000000000000000000036.88474", "36.8847400000000000000", "-0000.00000000001", "+00012.34500e+01",
+            "1e0000000000000000000001", "100000000000000000000000000000000e-10", "0.0000000000000000000000000000000000001",
+            "-122.4194155", "37.7749295", "-179.9999999", "89.9999999", "1591279897", "1591279897.123456",
+            "nan", "-nan", "inf", "-inf", "Infinity", "0x1p3", "0x1.8p1", "", ".", "-", "+", "e5", "1e", "1e+", "1.2.3",
+            " 1", "1 ", "--1", "+-1", "1e5.5", "1,5", "1_0",
+        ]
+        // Powers of ten and their nearest 19-digit neighbours over the whole exponent range.
+        for k in -350...320 {
+            out += ["1e\(k)", "-1e\(k)", "9.999999999999999999e\(k)", "1.000000000000000001e\(k)", "5e\(k)", "2.5e\(k)"]
+        }
+        // Exact ties between two doubles with at most 19 significant digits, and their neighbours.
+        for k in 53...63 {
+            let tie = (UInt64(1) << k) + (UInt64(1) << (k - 53))
+            for v in [tie - 1, tie, tie + 1, tie + (UInt64(1) << (k - 52))] { out.append(String(v)) }
+        }
+        var pow5: UInt64 = 1
+        for q in 0...27 {
+            // Odd o with o·5^q of exactly 54 bits: o·5^q·2^(q+j) halfway between two doubles.
+            if pow5 < 1 << 54 {
+                let lo = ((UInt64(1) << 53) + pow5 - 1) / pow5 | 1, hi = ((UInt64(1) << 54) - 1) / pow5
+                for o in Set([lo, hi, (lo + hi) / 2 | 1]) where o <= hi && o >= lo {
+                    var w = o
+                    while w < 1_000_000_000_000_000_000 {
+                        out += ["\(w)e\(q)", "\(w - 1)e\(q)", "\(w + 1)e\(q)", "-\(w)e\(q)"]
+                        w *= 2
+                    }
+                }
+            }
+            pow5 = pow5.multipliedReportingOverflow(by: 5).partialValue
+        }
+        for q in 1...4 {
+            // Ties with a fraction: (2^53 + 2j + 1)·5^q·10^-q = (2^53 + 2j + 1)·2^-q.
+            var p: UInt64 = 1
+            for _ in 0..<q { p *= 5 }
+            for j: UInt64 in [0, 1, 7, 1000] {
+                let w = ((UInt64(1) << 53) + 2 * j + 1) * p
+                out += ["\(w)e-\(q)", "\(w - 1)e-\(q)", "\(w + 1)e-\(q)"]
+            }
+        }
+        // Halfway points between consecutive doubles near the format's edges, 17 to 19 digits.
+        for bits in [UInt64(0x0010_0000_0000_0000), 0x0010_0000_0000_0001, 0x7FEF_FFFF_FFFF_FFFF, 0x7FEF_FFFF_FFFF_FFFE,
+                     0x3FF0_0000_0000_0000, 0x4340_0000_0000_0000, 0x000F_FFFF_FFFF_FFFF, 0x0000_0000_0000_0001] {
+            out += nearHalfway(Double(bitPattern: bits))
+        }
+        return out
+    }
+
+    // MARK: Random set
+
+    /// One random decimal text, of one of the kinds below chosen at random: doubles written by
+    /// `%.17g`, `%.Ne` and the shortest round-trip form; 1–19 digit significands with any
+    /// exponent; coordinates with 1–15 decimals; texts within 10^-19 of a halfway point between
+    /// two doubles; subnormals; and any of those with signs and leading or trailing zeros.
+    public static func random(_ g: inout SeededGenerator) -> String {
+        let text: String
+        switch g.next() % 9 {
+        case 0: text = format("%.17g", randomDouble(&g))
+        case 1: text = format("%.*e", Int32(g.next() % 19), randomDouble(&g))
+        case 2: text = randomDouble(&g).description
+        case 3, 4:
+            let digits = Int(g.next() % 19) + 1
+            var w: UInt64 = 0
+            for _ in 0..<digits { w = w &* 10 &+ g.next() % 10 }
+            let exponent = Int(g.next() % 700) - 360
+            var s = String(w)
+            if g.next() % 2 == 0 && s.count > 1 {
+                let point = Int(g.next() % UInt64(s.count))
+                s.insert(".", at: s.index(s.startIndex, offsetBy: point))
+            }
+            text = g.next() % 4 == 0 ? s : s + "e\(exponent)"
+        case 5:
+            let v = Double(bitPattern: g.next() & 0x7FFF_FFFF_FFFF_FFFF) // non-negative, any exponent
+            text = v.isFinite ? format("%.17g", v) : "0"
+        case 6: text = format("%.*f", Int32(g.next() % 15) + 1, Double(g.next() >> 11) * 0x1p-53 * 360 - 180)
+        case 7:
+            let forms = nearHalfway(randomDouble(&g))
+            text = forms.isEmpty ? "1" : forms[Int(g.next() % UInt64(forms.count))]
+        default: text = format("%.17g", Double(bitPattern: g.next() & 0x000F_FFFF_FFFF_FFFF)) // subnormal
+        }
+        return decorate(text, &g)
+    }
+
+    /// A finite double with random bits (about uniform over exponents).
+    static func randomDouble(_ g: inout SeededGenerator) -> Double {
+        while true {
+            let v = Double(bitPattern: g.next())
+            if v.isFinite { return v }
+        }
+    }
+
+    /// Sometimes a sign, leading zeros or trailing zeros (in the fraction) added; same value.
+    static func decorate(_ text: String, _ g: inout SeededGenerator) -> String {
+        var s = text
+        let roll = g.next() % 16
+        if roll == 0, !s.hasPrefix("-") { s = "+" + s }
+        if roll == 1 {
+            let sign = s.hasPrefix("-") || s.hasPrefix("+") ? String(s.removeFirst()) : ""
+            s = sign + "000" + s
+        }
+        if roll == 2, s.contains("."), !s.contains("e"), !s.contains("E") { s += "000" }
+        return s
+    }
+
+    /// Texts of 17, 18 and 19 significant digits around the halfway point between `v` and the
+    /// next double up (computed exactly in extended precision where the platform has it).
+    static func nearHalfway(_ v: Double) -> [String] {
+        #if arch(x86_64) && !os(Windows)
+        let a = v.magnitude, b = a.nextUp
+        guard a.isNormal, b.isFinite else { return [] }
+        let mid = (Float80(a) + Float80(b)) / 2                   // exact: 54 significant bits
+        var out: [String] = []
+        for p: Int32 in [16, 17, 18] {
+            let s = format("%.*Le", p, mid)
+            out.append(s)
+            // One unit more and less in the last digit: the other side of the halfway point.
+            if let e = s.firstIndex(of: "e") {
+                let digits = s[..<e].filter { $0 != "." }, exp = Int(s[s.index(after: e)...])! - Int(p)
+                if let w = UInt64(digits) { out += ["\(w + 1)e\(exp)", "\(w - 1)e\(exp)"] }
+            }
+        }
+        return v.sign == .minus ? out.map { "-" + $0 } : out
+        #else
+        return []
+        #endif
+    }
+}
