@@ -65,8 +65,8 @@ public final class EventStream: Sequence, IteratorProtocol {
         let e = pending[position]
         position += 1
         let compiled = run.compiled
-        return Event(device: devices.name(e.device), fence: compiled.index.identifier(of: e.fence), type: e.type, initial: e.initial,
-                     time: e.time, lat: e.lat, lon: e.lon, note: compiled.optionTable.note(of: Int(e.fence)))
+        return Event(e, device: devices.name(e.device), fence: compiled.index.identifier(of: e.fence),
+              note: compiled.optionTable.note(of: Int(e.fence)))
     }
 
     /// Every remaining event.

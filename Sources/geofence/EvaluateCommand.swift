@@ -5,13 +5,15 @@ enum EvaluateCommand {
     static let spec = CommandSpec(
         name: "evaluate",
         summary: "Turn location logs into per-device enter/exit/dwell events (docs/evaluation.md).",
-        usage: "--fences <file> ... --log <file> [--log <file> ...] [-o <out>] [--format ndjson|csv] [--threads N] [--exit-margin M] [--dwell S] [--skip-invalid] [--state-in F] [--state-out F] [--memory-budget B]",
+        usage: "--fences <file> ... --log <file> [--log <file> ...] [-o <out>] [--format ndjson|csv|geojson|geojsonl] [--event-fields accuracy,duration] [--event-properties name,...] [--threads N] [--exit-margin M] [--dwell S] [--skip-invalid] [--state-in F] [--state-out F] [--memory-budget B]",
         options: [
             .value("--fences", "-f", name: "file", repeatable: true, help: fencesHelp),
             layerOption,
             .value("--log", "-l", name: "file", repeatable: true, help: "Location log: CSV, NDJSON or GPX, optionally .gz; '-' for stdin. Several logs are read as one, in order."),
             .value("--output", "-o", name: "file", help: "Write events here (temporary name, renamed on success); default stdout."),
-            .value("--format", name: "ndjson|csv", help: "Event format (default ndjson)."),
+            .value("--format", name: "ndjson|csv|geojson|geojsonl", help: "Event format (default ndjson); geojson: a FeatureCollection of Point features, geojsonl: one feature per line."),
+            .value("--event-fields", name: "list", help: "Optional fields to add: accuracy (the fix's, metres, when the log has one), duration (dwell and exit: seconds since the visit's enter)."),
+            .value("--event-properties", name: "list", help: "Fence properties to copy into every event as fence_<name>, e.g. name,kind."),
             .value("--threads", "-j", name: "n", help: "Worker threads, partitioned by device (default: all cores). Output is identical for any value."),
             .value("--exit-margin", name: "metres", help: "An exit needs the accuracy circle to clear the edge by this much (default 0)."),
             .value("--dwell", name: "seconds", help: "Dwell time for fences without their own 'dwell' property (default: none)."),
@@ -38,7 +40,9 @@ enum EvaluateCommand {
     static func run(_ args: Arguments) throws -> Int32 {
         let fencePaths = try args.requiredAll("--fences")
         let logs = try args.requiredAll("--log")
-        let format = EventWriter.Format(rawValue: try args.choice("--format", ["ndjson", "csv"], default: "ndjson"))!
+        let format = EventWriter.Format(rawValue: try args.choice("--format", EventWriter.Format.allCases.map(\.rawValue), default: "ndjson"))!
+        let fields = try eventFields(args.value("--event-fields"))
+        let propertyNames = try eventProperties(args.value("--event-properties"))
         let cores = ProcessInfo.processInfo.activeProcessorCount
         let threads = try args.int("--threads", default: cores, min: 1, max: 1024)!
         let margin = try args.double("--exit-margin", default: 0, min: 0, max: EvaluationSettings.maximumExitMargin)!
@@ -63,7 +67,11 @@ enum EvaluateCommand {
         }
 
         let start = DispatchTime.now()
-        let engine = try Geofencer(contentsOf: fencePaths, crs: args.value("--crs"), layer: args.value("--layer"), skipInvalid: skipInvalid)
+        let engine = try Geofencer(contentsOf: fencePaths, crs: args.value("--crs"), layer: args.value("--layer"), skipInvalid: skipInvalid,
+                                   keepingProperties: propertyNames)
+        if let missing = engine.eventProperties?.missingNames, !missing.isEmpty, engine.compiled.index.count > 0 {
+            throw CommandError.usage("geofence evaluate: option '--event-properties': no fence has a property " + missing.map { "'\($0)'" }.joined(separator: ", "))
+        }
         let skippedFences = engine.skippedProblems
         let settings = EvaluationSettings(exitMargin: margin, dwell: dwell)
         let run = EvaluationRun(compiled: engine.compiled.withDefaultDwell(dwell), settings: settings, threads: threads)
@@ -103,7 +111,10 @@ enum EvaluateCommand {
         var staged: [AtomicFile.StagedFile] = []
         var text = ""
         do {
-            summary.events = try run.write(to: &sink, format: format, deviceName: { devices.name($0) }, spill: spill,
+            var writer = EventWriter(format: format, compiled: run.compiled)
+            writer.fields = fields
+            writer.properties = engine.eventProperties
+            summary.events = try run.write(to: &sink, writer: writer, deviceName: { devices.name($0) }, spill: spill,
                                            mergeBytes: max(1 << 20, budget / 2))
             if let stateOut { staged.append(try AtomicFile.stage(run.snapshot(devices: devices).encoded(), to: stateOut)) }
             summary.fixes = run.fixes
@@ -143,6 +154,29 @@ enum EvaluateCommand {
         }
         if !quiet { Console.err(text + "\n") }
         return 0
+    }
+
+    /// `--event-fields`: a comma-separated list of `accuracy`, `duration`.
+    static func eventFields(_ text: String?) throws -> EventWriter.Fields {
+        guard let text else { return [] }
+        var fields: EventWriter.Fields = []
+        for name in text.split(separator: ",", omittingEmptySubsequences: false).map({ $0.trimmingCharacters(in: .whitespaces) }) {
+            guard let f = EventWriter.Fields.names.first(where: { $0.0 == name })?.1 else {
+                throw CommandError.usage("geofence evaluate: option '--event-fields' takes " + EventWriter.Fields.names.map(\.0).joined(separator: ", ") + ", got '\(name)'")
+            }
+            fields.insert(f)
+        }
+        return fields
+    }
+
+    /// `--event-properties`: comma-separated property names, none empty or repeated.
+    static func eventProperties(_ text: String?) throws -> [String] {
+        guard let text else { return [] }
+        let names = text.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+        guard !names.contains(""), Set(names).count == names.count else {
+            throw CommandError.usage("geofence evaluate: option '--event-properties' expects distinct property names separated by commas, got '\(text)'")
+        }
+        return names
     }
 
     /// `--memory-budget`: bytes, or a number with K, M or G (powers of 1024, optional B).
