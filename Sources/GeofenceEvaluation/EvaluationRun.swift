@@ -496,7 +496,6 @@ public final class EvaluationRun {
     @discardableResult
     public func write(to sink: inout some TextSink, writer: EventWriter, deviceName: (Int32) -> String,
                       spill: EventSpill? = nil, mergeBytes: Int = 8 << 20) throws(GeofenceError) -> [EventType: Int] {
-        var writer = writer
         var out = writer.header ?? ""
         var counts = [0, 0, 0]
         var currentDevice: Int32 = -1

@@ -43,8 +43,12 @@ public struct EventWriter {
     public var properties: FenceProperties? = nil
     let fenceID: (Int32) -> String
     let note: (Int32) -> String?
-    /// Features written so far (GeoJSON separates them with commas).
-    var written = 0
+    /// Events written so far (GeoJSON separates features with commas); a reference, so that
+    /// writing a line does not need a mutable writer.
+    let written = Counter()
+
+    /// A count shared by the copies of a writer.
+    final class Counter { var value = 0 }
 
     /// A writer for events over `fences` (slot order, as compiled).
     public init(format: Format, fences: [Fence]) {
@@ -81,21 +85,21 @@ public struct EventWriter {
     public var footer: String? { format == .geojson ? "\n]}\n" : nil }
 
     /// Appends one event line to `out` (a run's compact event; `device` is its name).
-    public mutating func line(_ e: EvaluationEvent, device: String, into out: inout String) {
+    public func line(_ e: EvaluationEvent, device: String, into out: inout String) {
         line(Event(e, device: device, fence: fenceID(e.fence), note: note(e.fence)), slot: e.fence, into: &out)
     }
 
     /// Appends one event line to `out` (no fence properties: the event has no slot).
-    public mutating func line(_ e: Event, into out: inout String) {
+    public func line(_ e: Event, into out: inout String) {
         line(e, slot: nil, into: &out)
     }
 
-    mutating func line(_ e: Event, slot: Int32?, into out: inout String) {
+    func line(_ e: Event, slot: Int32?, into out: inout String) {
         let accuracy = fields.contains(.accuracy) ? e.accuracy : nil
         let duration = fields.contains(.duration) ? e.duration : nil
         switch format {
         case .ndjson, .geojson, .geojsonl:
-            if format == .geojson { out += written == 0 ? "\n" : ",\n" }
+            if format == .geojson { out += written.value == 0 ? "\n" : ",\n" }
             if format != .ndjson {
                 out += "{\"type\":\"Feature\",\"geometry\":{\"type\":\"Point\",\"coordinates\":[\(Self.number(e.lon)),\(Self.number(e.lat))]},\"properties\":"
             }
@@ -134,7 +138,7 @@ public struct EventWriter {
             }
             out += "\n"
         }
-        written += 1
+        written.value += 1
     }
 
     static func csvField(_ s: String) -> String { CSVField.encode(s) }

@@ -48,7 +48,6 @@ enum EvaluateCommand {
         let margin = try args.double("--exit-margin", default: 0, min: 0, max: EvaluationSettings.maximumExitMargin)!
         let dwell = try args.double("--dwell", default: nil, min: 0, max: 1e9)
         let skipInvalid = args.flag("--skip-invalid")
-        let quiet = args.flag("--quiet")
         var options = LogReaderOptions()
         options.skipInvalid = skipInvalid
         if let c = args.value("--columns") { options.columns = try LogColumns.parse(c) }
@@ -67,8 +66,8 @@ enum EvaluateCommand {
         }
 
         let start = DispatchTime.now()
-        let engine = try Geofencer(contentsOf: fencePaths, crs: args.value("--crs"), layer: args.value("--layer"), skipInvalid: skipInvalid,
-                                   keepingProperties: propertyNames)
+        let engine = try loadFences(fencePaths, crs: args.value("--crs"), layer: args.value("--layer"), skipInvalid: skipInvalid,
+                                    command: "evaluate", keepingProperties: propertyNames, reportSkipped: false)
         if let missing = engine.eventProperties?.missingNames, !missing.isEmpty, engine.compiled.index.count > 0 {
             throw CommandError.usage("geofence evaluate: option '--event-properties': no fence has a property " + missing.map { "'\($0)'" }.joined(separator: ", "))
         }
@@ -85,7 +84,7 @@ enum EvaluateCommand {
         var summary = EvaluationSummary()
         summary.threads = threads
         summary.fences = engine.compiled.index.count
-        let progress = Progress(enabled: !quiet && isatty(2) != 0)
+        let progress = Progress(enabled: Console.showsProgress)
         let output = args.value("--output")
         let spill = EventSpill(prefix: spillPrefix(for: output))
         defer { spill.removeAll() }
@@ -124,12 +123,12 @@ enum EvaluateCommand {
             text = "geofence evaluate: " + summary.text
             if !skippedFences.isEmpty {
                 let n = skippedFences.values.reduce(0, +)
-                text += "; skipped \(n) fence problem\(n == 1 ? "" : "s") (" + skippedFences.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.key.rawValue) \($0.value)" }.joined(separator: ", ") + ")"
+                text += "; skipped \(counted(n, "fence problem")) (" + skippedFences.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.key.rawValue) \($0.value)" }.joined(separator: ", ") + ")"
             }
             if let changes, !changes.isIdentity {
                 text += "; state fences: \(changes.removed.count) removed, \(changes.added.count) added, \(changes.changed.count) changed"
             }
-            if spill.spilledEvents > 0 { text += "; \(spill.spilledEvents) events spilled to \(spill.paths.count) temporary runs" }
+            if spill.spilledEvents > 0 { text += "; \(counted(spill.spilledEvents, "event")) spilled to \(counted(spill.paths.count, "temporary run"))" }
             if let s = args.value("--summary") {
                 var j = summary.json
                 if case .object(var o) = j {
@@ -152,7 +151,7 @@ enum EvaluateCommand {
             for f in staged { f.abandon() }
             throw error
         }
-        if !quiet { Console.err(text + "\n") }
+        Console.note(text + "\n")
         return 0
     }
 

@@ -55,7 +55,7 @@ enum RenderCommand {
             + "\(counts.matchedEnter + counts.matchedExit)/\(counts.truthEnter + counts.truthExit) events caught"
         let svg = SVGRenderer().render(fences: fences, circles: circles, fixes: mine, truth: truth, detected: detected, plans: plans, title: title)
         try AtomicFile.write(svg, to: output)
-        Console.err("geofence render: \(title); wrote \(output)\n")
+        Console.note("geofence render: \(title); wrote \(output)\n")
         return 0
     }
 }

@@ -15,7 +15,7 @@ final class HardeningTests: XCTestCase {
         XCTAssertEqual(CSVField.encode("say \"hi\", please"), "\"say \"\"hi\"\", please\"")
         XCTAssertEqual(CSVField.encode(" lead"), "\" lead\"")
         XCTAssertEqual(CSVField.encode("é\r"), "\"é\r\"")
-        var writer = EventWriter(format: .csv, fences: [Fence(id: "x", shape: .circle(lat: 0, lon: 0, radius: 1))])
+        let writer = EventWriter(format: .csv, fences: [Fence(id: "x", shape: .circle(lat: 0, lon: 0, radius: 1))])
         var line = ""
         writer.line(Event(device: "d\r\n2", fence: "x", type: .enter, initial: false, time: 0, lat: 0, lon: 0, note: "n"), into: &line)
         XCTAssertEqual(line, "\"d\r\n2\",x,enter,1970-01-01T00:00:00Z,0,0,false,n\n")
