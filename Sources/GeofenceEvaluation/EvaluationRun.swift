@@ -19,7 +19,7 @@ final class GroupCounter: Sendable {
 public struct EvaluationSummary: Sendable {
     /// Fixes evaluated.
     public var fixes = 0
-    /// Devices seen.
+    /// Devices with at least one fix evaluated.
     public var devices = 0
     /// Fences evaluated against.
     public var fences = 0
@@ -257,6 +257,9 @@ public final class EvaluationRun {
     public private(set) var deviceCount = 0
     /// Fixes processed so far.
     public private(set) var fixes = 0
+    /// Devices with at least one fix processed by this run (a device restored from a state
+    /// counts once it has a fix here; an id seen only on skipped rows never does).
+    public private(set) var devicesWithFixes = 0
     /// Events held by the run (not yet taken), all devices.
     public private(set) var heldEvents = 0
     /// The devices of the last batch, in increasing index order (for `takeEvents`).
@@ -320,6 +323,7 @@ public final class EvaluationRun {
         batchNumber &+= 1
         batchDevices.removeAll(keepingCapacity: true)
         for f in batch where lastBatch[Int(f.device)] != batchNumber {
+            if lastBatch[Int(f.device)] == 0 { devicesWithFixes += 1 }
             lastBatch[Int(f.device)] = batchNumber
             batchDevices.append(f.device)
         }

@@ -89,7 +89,7 @@ public final class EventStream: Sequence, IteratorProtocol {
                 pending = run.takeEvents()
                 for e in pending { summary.events[e.type, default: 0] += 1 }
                 summary.fixes = run.fixes
-                summary.devices = devices.count
+                summary.devices = run.devicesWithFixes
             }
             if !more {
                 for (k, v) in r.skipped { summary.skipped[k, default: 0] += v }

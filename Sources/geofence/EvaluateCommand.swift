@@ -117,7 +117,7 @@ enum EvaluateCommand {
                                            mergeBytes: max(1 << 20, budget / 2))
             if let stateOut { staged.append(try AtomicFile.stage(run.snapshot(devices: devices).encoded(), to: stateOut)) }
             summary.fixes = run.fixes
-            summary.devices = devices.count
+            summary.devices = run.devicesWithFixes
             summary.fenceSeconds = Double(loaded.uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
             summary.seconds = Double(DispatchTime.now().uptimeNanoseconds - loaded.uptimeNanoseconds) / 1e9
             text = "geofence evaluate: " + summary.text
@@ -246,7 +246,7 @@ final class Progress {
         last = now
         let secs = Double(now.uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
         let rate = secs > 0 ? Double(fixes) / secs : 0
-        var line = "\r\(file): \(fixes) fixes, \(Int(rate)) fixes/s"
+        var line = "\r\(file): \(counted(fixes, "fix", "fixes")), \(Int(rate)) fixes/s"
         if let total, total > 0 {
             let f = Double(bytes) / Double(total)
             line += String(format: ", %.1f%% of %.1f MB", f * 100, Double(total) / 1e6)
