@@ -84,7 +84,7 @@ public final class Geofencer: Sendable {
     }
 
     /// `reading fences from ports.csv (1.2 MB)`, or `reading 3 fence files (40.5 MB)`.
-    static func readingPhase(_ paths: [String]) -> String {
+    public static func readingPhase(_ paths: [String]) -> String {
         var bytes: Int64 = 0
         for p in paths { bytes += (try? FileManager.default.attributesOfItem(atPath: p)[.size] as? Int64) ?? 0 }
         let size = bytes > 0 ? String(format: " (%.1f MB)", Double(bytes) / 1e6) : ""
