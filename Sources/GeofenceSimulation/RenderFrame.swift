@@ -8,7 +8,7 @@ import GeofencePlanning
 ///
 /// A fence belongs when the trace meets it (`met`: a ground-truth event) or its OS circle
 /// reaches the trace's extent, unless it is more than `largeFactor` times the size of the
-/// trace's extent (taken as at least 2 km) in latitude or longitude: a county around a
+/// trace's extent (taken as at least 5 km) in latitude or longitude: a county around a
 /// harbour trace would shrink the trace to a dot, so such a fence is drawn cut at the edge.
 struct RenderFrame {
     /// Latitude and longitude bounds, degrees (the margin included).
@@ -22,8 +22,8 @@ struct RenderFrame {
     init(fences: [Fence], circles: [OSCircle], fixes: [Fix], met: Set<Int32>) {
         var minLat = fixes.map(\.lat).min()!, maxLat = fixes.map(\.lat).max()!
         var minLon = fixes.map(\.lon).min()!, maxLon = fixes.map(\.lon).max()!
-        let latSpan = max(maxLat - minLat, 2000 / 111_320)
-        let lonSpan = max(maxLon - minLon, 2000 / (111_320 * max(0.01, cos((minLat + maxLat) / 2 * .pi / 180))))
+        let latSpan = max(maxLat - minLat, 5000 / 111_320)
+        let lonSpan = max(maxLon - minLon, 5000 / (111_320 * max(0.01, cos((minLat + maxLat) / 2 * .pi / 180))))
         let trace = (minLat, maxLat, minLon, maxLon)
         var first: [Int] = [], others: [Int] = []
         for k in fences.indices {

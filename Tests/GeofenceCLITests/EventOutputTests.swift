@@ -10,7 +10,7 @@ final class EventOutputTests: XCTestCase {
     override func setUpWithError() throws {
         dir = CLI.tempPath("events-out")
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        // Two circles of 1 km; "b" has an empty name and a number kind; a name with a comma and a quote.
+        // Two circles of 1 km; "b" has an empty name (CSV cells are strings); a name with a comma and a quote.
         try #"""
         id,lat,lon,radius,name,kind
         a,0,0,1000,"Pier, ""one""",port
@@ -43,7 +43,7 @@ final class EventOutputTests: XCTestCase {
         {"device":"d","fence":"a","type":"enter","time":"2024-06-01T00:01:00Z","lat":0,"lon":0,"accuracy":4.7,"fence_name":"Pier, \"one\"","fence_kind":"port"}
         {"device":"d","fence":"a","type":"dwell","time":"2024-06-01T00:06:40Z","lat":0.001,"lon":0,"accuracy":12.25,"duration":340,"fence_name":"Pier, \"one\"","fence_kind":"port"}
         {"device":"d","fence":"a","type":"exit","time":"2024-06-01T00:16:40.500Z","lat":0.1,"lon":0.1,"accuracy":3,"duration":940.5,"fence_name":"Pier, \"one\"","fence_kind":"port"}
-        {"device":"d","fence":"b","type":"enter","time":"2024-06-01T00:18:20Z","lat":0.5,"lon":0.5,"fence_name":"","fence_kind":7}
+        {"device":"d","fence":"b","type":"enter","time":"2024-06-01T00:18:20Z","lat":0.5,"lon":0.5,"fence_name":"","fence_kind":"7"}
 
         """#)
     }
