@@ -80,6 +80,10 @@ public enum AtomicFile {
 
         init(path: String, tmp: String?, inPlace: [UInt8]?) { self.path = path; self.tmp = tmp; self.inPlace = inPlace }
 
+        /// Whether the output is a device or FIFO, written in place at commit (and so able to
+        /// fail then, as a rename hardly can): commit these before the renamed ones.
+        public var writesInPlace: Bool { inPlace != nil }
+
         /// Renames the file into place (writes it, for a device or FIFO).
         /// - Throws: `GeofenceError.output` when the rename or the write fails.
         public func commit() throws(GeofenceError) {

@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import Synchronization
 
 /// The library's entry point: fences loaded and compiled once, then asked questions.
@@ -70,17 +71,33 @@ public final class Geofencer: Sendable {
         }
         // Queries and evaluation need no properties: the fences are compiled without them
         // (but for those chosen for events), and read again, whole, only by a command that
-        // writes them back (`loadFences()`).
+        // writes them back (`loadFences()`). A pipe or FIFO can be read once only: its fences
+        // keep their properties.
+        let rereadable = paths.allSatisfy(Self.canBeReadAgain)
         progress?(Geofencer.readingPhase(paths))
-        let set = try FenceSet.load(paths: paths, crs: crs, layer: layer, keepProperties: !names.isEmpty)
+        let set = try FenceSet.load(paths: paths, crs: crs, layer: layer, keepProperties: !rereadable || !names.isEmpty)
         var (fences, skipped) = try set.usable(skipInvalid: skipInvalid)
         progress?("indexing \(fences.count) fence\(fences.count == 1 ? "" : "s")")
         eventProperties = names.isEmpty ? nil : FenceProperties(names: names, fences: fences)
-        if !names.isEmpty { for k in fences.indices { fences[k].properties = [] } }
-        compiled = try CompiledFences(fences, reload: { () throws(GeofenceError) -> [Fence] in
-            try FenceSet.load(paths: paths, crs: crs, layer: layer).usable(skipInvalid: skipInvalid).fences
-        })
+        if rereadable {
+            if !names.isEmpty { for k in fences.indices { fences[k].properties = [] } }
+            compiled = try CompiledFences(fences, reload: { () throws(GeofenceError) -> [Fence] in
+                try FenceSet.load(paths: paths, crs: crs, layer: layer).usable(skipInvalid: skipInvalid).fences
+            })
+        } else {
+            compiled = try CompiledFences(fences)
+        }
         skippedProblems = skipped
+    }
+
+    /// Whether a fence source can be read a second time: not stdin (`-`), a pipe, a FIFO,
+    /// a socket or a character device.
+    static func canBeReadAgain(_ path: String) -> Bool {
+        if path == "-" { return false }
+        var st = stat()
+        guard stat(path, &st) == 0 else { return true }   // a GDAL name, or an error the first read reported
+        let kind = st.st_mode & S_IFMT
+        return kind == S_IFREG || kind == S_IFDIR
     }
 
     /// `reading fences from ports.csv (1.2 MB)`, or `reading 3 fence files (40.5 MB)`.

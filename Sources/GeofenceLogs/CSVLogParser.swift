@@ -14,6 +14,10 @@ import GeofenceBase
 ///   ``SkipReason/truncatedLastLine`` (a file cut off mid-row), not ``SkipReason/tooFewFields``.
 struct CSVLogParser {
     let columns: LogColumns
+    /// The field separator: given (``LogReaderOptions/delimiter``) or found in the header.
+    var delimiter: UInt8
+    /// Whether ``delimiter`` was given (else it is sniffed from the header line).
+    let delimiterGiven: Bool
     /// Per header column: the role it fills (0 device, 1 time, 2 lat, 3 lon, 4 accuracy) or -1.
     var roles: [Int8] = []
     var fieldCount = 0
@@ -22,7 +26,28 @@ struct CSVLogParser {
     /// Unquoted field bytes of the current slow-path row.
     var scratch: [UInt8] = []
 
-    init(columns: LogColumns) { self.columns = columns }
+    init(columns: LogColumns, delimiter: UInt8? = nil) {
+        self.columns = columns
+        self.delimiter = delimiter ?? UInt8(ascii: ",")
+        delimiterGiven = delimiter != nil
+    }
+
+    /// The delimiters sniffed, in order of preference on a tie: comma, semicolon, tab, bar.
+    static let sniffed: [UInt8] = [UInt8(ascii: ","), UInt8(ascii: ";"), 0x09, UInt8(ascii: "|")]
+
+    /// The candidate delimiter occurring most often outside quotes in a header line (comma
+    /// when none occurs); ties go to the earlier in ``sniffed``.
+    static func sniff(_ line: UnsafeBufferPointer<UInt8>) -> UInt8 {
+        var counts = [0, 0, 0, 0]
+        var quoted = false
+        for c in line {
+            if c == UInt8(ascii: "\"") { quoted.toggle(); continue }
+            if !quoted, let k = sniffed.firstIndex(of: c) { counts[k] += 1 }
+        }
+        var best = 0
+        for k in 1..<4 where counts[k] > counts[best] { best = k }
+        return sniffed[best]
+    }
 
     /// Appends up to `max - batch.count` fixes; returns at the end of input or a full batch.
     mutating func read(into batch: inout [Fix], max: Int, _ core: inout ReadCore, _ devices: inout DeviceState) throws(GeofenceError) {
@@ -32,6 +57,7 @@ struct CSVLogParser {
         }
         var s = 0, e = 0, terminated = true
         let roles = self.roles          // read-only from here; a local so `self` stays free to mutate
+        let delimiter = self.delimiter
         // bounds[2 * role] ..< bounds[2 * role + 1]: a role's field in the row being parsed.
         try withUnsafeTemporaryAllocation(of: Int.self, capacity: 10) { (bounds) throws(GeofenceError) in
             bounds.initialize(repeating: 0)
@@ -49,7 +75,7 @@ struct CSVLogParser {
                     var fieldStart = s
                     var quoted = false
                     while true {
-                        i = Self.findCommaOrQuote(p, i, e)
+                        i = Self.findDelimiterOrQuote(p, i, e, delimiter)
                         if i < e && p[i] == UInt8(ascii: "\"") { quoted = true; break }
                         if col < roleCount {
                             let role = Int(r[col])
@@ -76,23 +102,24 @@ struct CSVLogParser {
         }
     }
 
-    /// The offset of the first `,` or `"` in `p[i..<e]`, or `e`. Eight bytes at a time: a byte
-    /// equal to the target becomes zero after the XOR, and `(x - 0x01…) & ~x & 0x80…` marks
-    /// the lowest zero byte exactly (higher marks may be false positives, never lower ones).
+    /// The offset of the first `delimiter` or `"` in `p[i..<e]`, or `e`. Eight bytes at a time:
+    /// a byte equal to the target becomes zero after the XOR, and `(x - 0x01…) & ~x & 0x80…`
+    /// marks the lowest zero byte exactly (higher marks may be false positives, never lower ones).
     @inline(__always)
-    static func findCommaOrQuote(_ p: UnsafePointer<UInt8>, _ start: Int, _ e: Int) -> Int {
+    static func findDelimiterOrQuote(_ p: UnsafePointer<UInt8>, _ start: Int, _ e: Int, _ delimiter: UInt8) -> Int {
         var i = start
         let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        let delimiters = ones &* UInt64(delimiter), quotes = ones &* 0x22
         while i + 8 <= e {
             let w = UInt64(littleEndian: UnsafeRawPointer(p + i).loadUnaligned(as: UInt64.self))
-            let comma = w ^ (ones &* 0x2C), quote = w ^ (ones &* 0x22)
+            let comma = w ^ delimiters, quote = w ^ quotes
             let marks = ((comma &- ones) & ~comma | (quote &- ones) & ~quote) & highs
             if marks != 0 { return i + marks.trailingZeroBitCount >> 3 }
             i += 8
         }
         while i < e {
             let c = p[i]
-            if c == UInt8(ascii: ",") || c == UInt8(ascii: "\"") { return i }
+            if c == delimiter || c == UInt8(ascii: "\"") { return i }
             i += 1
         }
         return e
@@ -106,9 +133,6 @@ struct CSVLogParser {
             try wrongFieldCount(fields, terminated: terminated, line: line, &core)
             return
         }
-        var ds = b[0], de = b[1]
-        trimBlanks(p, &ds, &de)
-        guard let device = try core.device(p + ds, de - ds, line: line, &devices) else { return }
         var ts = b[2], te = b[3]
         trimBlanks(p, &ts, &te)
         guard let time = try core.time(p + ts, te - ts, line: line) else { return }
@@ -125,6 +149,10 @@ struct CSVLogParser {
             guard let a = try core.accuracy(p + acs, ace - acs, line: line) else { return }
             accuracy = a
         }
+        // The device last: it is interned (and counted) only with a fix whose other fields are good.
+        var ds = b[0], de = b[1]
+        trimBlanks(p, &ds, &de)
+        guard let device = try core.device(p + ds, de - ds, line: line, &devices) else { return }
         try core.accept(Fix(device: device, time: time, lat: lat, lon: lon, accuracy: accuracy), line: line, &devices, &batch)
     }
 
@@ -203,14 +231,15 @@ struct CSVLogParser {
                 }
                 continue
             }
-            switch c {
-            case UInt8(ascii: ","):
+            if c == delimiter {
                 finishField(scratch.count)
                 fieldStart = scratch.count
                 wasQuoted = false
                 atFieldStart = true
                 i += 1
                 continue scan
+            }
+            switch c {
             case 0x0A:
                 finishField(scratch.count)
                 terminated = true
@@ -259,7 +288,8 @@ struct CSVLogParser {
             }
             if s == e { continue }
             let bytes = Array(UnsafeBufferPointer(start: core.base + s, count: e - s))
-            guard let fields = try? CSVReader().records(bytes).first?.fields else {
+            if !delimiterGiven { delimiter = bytes.withUnsafeBufferPointer { Self.sniff($0) } }
+            guard let fields = try? CSVReader(delimiter: delimiter).records(bytes).first?.fields else {
                 throw .malformed(SourceLocation(file: core.path, line: core.line), "malformed CSV header")
             }
             names = fields.map { $0.trimmingBlanks() }
@@ -268,20 +298,15 @@ struct CSVLogParser {
         let line = core.line
         roles = Array(repeating: -1, count: names.count)
         fieldCount = names.count
-        for (role, wanted) in columns.names.enumerated() {
-            var matches = names.indices.filter { names[$0] == wanted }
-            if matches.isEmpty {
-                matches = names.indices.filter { names[$0].lowercased() == wanted.lowercased() }
+        switch columns.resolve(names) {
+        case .failure(let problem):
+            throw .malformed(SourceLocation(file: core.path, line: line), problem.message)
+        case .success(let chosen):
+            for (role, index) in chosen.enumerated() {
+                guard let index else { continue }
+                roles[index] = Int8(role)
+                if role == 4 { hasAccuracy = true }
             }
-            if matches.count > 1 {
-                throw .malformed(SourceLocation(file: core.path, line: line), "column \"\(wanted)\" appears \(matches.count) times in the header")
-            }
-            guard let index = matches.first else {
-                if role == 4 { continue }
-                throw .malformed(SourceLocation(file: core.path, line: line), "missing column \"\(wanted)\" in the header (columns: \(names.joined(separator: ", ")))")
-            }
-            roles[index] = Int8(role)
-            if role == 4 { hasAccuracy = true }
         }
         headerRead = true
     }

@@ -271,6 +271,8 @@ struct GPXLogParser {
         guard let lat = try Self.trimmed(latText, { (p, n) throws(GeofenceError) in try core.latitude(p, n, line: line) }) else { return }
         guard let lon = try Self.trimmed(lonText, { (p, n) throws(GeofenceError) in try core.longitude(p, n, line: line) }) else { return }
         guard let timeText else {
+            // A waypoint without a time is a point of interest, not a fix: counted, not an error.
+            if name == "wpt" { core.untimedWaypoints += 1; return }
             return try core.report(.missingTime, line: line) { "<\(name)> has no <time>" }
         }
         guard let time = try Self.trimmed(timeText, { (p, n) throws(GeofenceError) in try core.time(p, n, line: line) }) else { return }

@@ -69,6 +69,8 @@ public final class LogReader {
         devices.state.files.append(path)
         core = ReadCore(source: source, path: path, strict: !options.skipInvalid,
                         maxLineLength: options.maxLineLength, fileIndex: fileIndex)
+        core.timeUnit = options.timeUnit
+        core.timeRange = options.timeRange
         if let f = options.format ?? LogFormat.detect(path: path) {
             format = f
         } else {
@@ -78,7 +80,7 @@ public final class LogReader {
             format = LogFormat.sniff(core.base, core.end)
         }
         switch format {
-        case .csv: csv = CSVLogParser(columns: options.columns)
+        case .csv: csv = CSVLogParser(columns: options.columns, delimiter: options.delimiter)
         case .ndjson: ndjson = NDJSONLogParser(columns: options.columns)
         case .gpx: gpx = GPXLogParser(deviceName: options.device ?? Self.defaultDeviceName(path), kinds: options.gpxPoints)
         }
@@ -138,6 +140,22 @@ public final class LogReader {
         while try next(into: &batch) { all.append(contentsOf: batch) }
         return all
     }
+
+    /// The unit numeric times were read in when ``LogReaderOptions/timeUnit`` is
+    /// ``TimeUnit/auto`` and the file has a numeric time (nil otherwise), with the first such
+    /// value as read: the CLI says it in one line when it is not seconds.
+    public var detectedTimeUnit: (unit: TimeUnit, first: Double)? {
+        guard core.timeUnitDetected, let first = core.firstNumericTime else { return nil }
+        return (core.timeUnit, first)
+    }
+
+    /// GPX waypoints without `<time>` met so far: points of interest, not fixes, so neither
+    /// read nor a bad row (docs/logs.md#gpx).
+    public var untimedWaypoints: Int { core.untimedWaypoints }
+
+    /// The CSV field separator in use (given or sniffed from the header); nil for other formats
+    /// or before the header was read.
+    public var csvDelimiter: UInt8? { csv?.headerRead == true ? csv?.delimiter : nil }
 
     /// Rows skipped so far, by reason (empty in strict mode).
     public var skipped: [SkipReason: Int] { core.skipped }

@@ -7,6 +7,14 @@ public struct LogReaderOptions: Sendable {
     public var format: LogFormat?
     /// CSV column names / NDJSON keys.
     public var columns: LogColumns
+    /// CSV only: the field separator; nil (default) = sniffed from the header line, the most
+    /// frequent of `,` `;` tab `|` outside quotes (docs/logs.md#csv).
+    public var delimiter: UInt8?
+    /// How numeric times are read (docs/logs.md#times); default ``TimeUnit/auto``.
+    public var timeUnit: TimeUnit = .auto
+    /// The times accepted; others are bad rows (``SkipReason/badTime``). Default
+    /// ``TimeRange/plausible`` (1970 to 2100).
+    public var timeRange: TimeRange = .plausible
     /// false (default): the first bad row throws ``GeofenceError/input(_:)`` with kind
     /// ``InputError/Kind/invalidRecord(reason:)`` (docs/errors.md).
     /// true: bad rows are skipped and counted by ``SkipReason`` (`--skip-invalid`).
@@ -53,4 +61,61 @@ public struct GPXPointKinds: OptionSet, Sendable, Hashable {
     public static let routePoints = GPXPointKinds(rawValue: 4)
     /// Track points, waypoints and route points (the default).
     public static let all: GPXPointKinds = [.trackPoints, .waypoints, .routePoints]
+}
+
+/// The unit of numeric (epoch) times in a log (docs/logs.md#times).
+public enum TimeUnit: String, Sendable, CaseIterable {
+    /// Chosen per file from the first numeric time: below 1e11 seconds, below 1e14
+    /// milliseconds, else microseconds.
+    case auto
+    /// Seconds since 1970-01-01T00:00:00Z.
+    case seconds = "s"
+    /// Milliseconds since the epoch.
+    case milliseconds = "ms"
+    /// Microseconds since the epoch.
+    case microseconds = "us"
+
+    /// How many of this unit make a second (1 for ``auto`` before it is resolved).
+    var perSecond: Double {
+        switch self {
+        case .auto, .seconds: return 1
+        case .milliseconds: return 1_000
+        case .microseconds: return 1_000_000
+        }
+    }
+
+    /// The unit of an epoch time of this magnitude (``auto``'s rule).
+    static func detect(_ v: Double) -> TimeUnit {
+        v.magnitude < 1e11 ? .seconds : v.magnitude < 1e14 ? .milliseconds : .microseconds
+    }
+
+    /// The unit's name in messages.
+    public var name: String {
+        switch self {
+        case .auto: return "auto"
+        case .seconds: return "seconds"
+        case .milliseconds: return "milliseconds"
+        case .microseconds: return "microseconds"
+        }
+    }
+}
+
+/// The span of times a log may hold; a fix outside is a bad row (docs/logs.md#times).
+public struct TimeRange: Sendable, Hashable {
+    /// The earliest time accepted, Unix seconds.
+    public var earliest: Double
+    /// The latest time accepted, Unix seconds.
+    public var latest: Double
+
+    /// A span from `earliest` to `latest` (Unix seconds), clamped to years 0001 to 9999.
+    public init(earliest: Double, latest: Double) {
+        self.earliest = max(earliest, LogTime.earliest)
+        self.latest = min(latest, LogTime.latest)
+    }
+
+    /// 1970-01-01T00:00:00Z to 2100-01-01T00:00:00Z: the default; a time outside is almost
+    /// always a unit or format mistake.
+    public static let plausible = TimeRange(earliest: 0, latest: 4_102_444_800)
+    /// Years 0001 to 9999, every time the output can write (`--time-range any`).
+    public static let any = TimeRange(earliest: LogTime.earliest, latest: LogTime.latest)
 }

@@ -18,12 +18,43 @@ public enum LogTime {
     public static let latest = 253_402_300_799.0
 
     /// Parses `p[0..<n]`. Returns nil when the text is not a time; a number spelled `nan` or `inf`
-    /// comes back non-finite for the caller to reject.
+    /// comes back non-finite for the caller to reject. Numbers are Unix seconds here.
     /// - Complexity: O(n).
     @inline(__always)
     static func parse(_ p: UnsafePointer<UInt8>, _ n: Int) -> Double? {
-        if n >= 10 && p[4] == UInt8(ascii: "-") { return parseISO(p, n) }
-        return DecimalParser.parse(p, n)
+        parseKind(p, n)?.0
+    }
+
+    /// Parses `p[0..<n]` and says whether it was a number (an epoch time whose unit the caller
+    /// applies) or an ISO 8601 date-time (Unix seconds).
+    /// - Complexity: O(n).
+    @inline(__always)
+    static func parseKind(_ p: UnsafePointer<UInt8>, _ n: Int) -> (Double, Bool)? {
+        if n >= 10 && p[4] == UInt8(ascii: "-") { return parseISO(p, n).map { ($0, false) } }
+        if n >= 13 && n <= 40 && (p[8] == UInt8(ascii: "T") || p[8] == UInt8(ascii: "t")) {
+            if let v = parseBasic(p, n) { return (v, false) }
+        }
+        return DecimalParser.parse(p, n).map { ($0, true) }
+    }
+
+    /// ISO 8601 basic format: `YYYYMMDD` + `T` + `hhmm[ss[.fraction]]` + an optional zone (`Z`,
+    /// `±hh`, `±hhmm`, `±hh:mm`). Rewritten to the extended form and parsed as that. (A date
+    /// alone in basic form is not read: `20240501` is a number.)
+    static func parseBasic(_ p: UnsafePointer<UInt8>, _ n: Int) -> Double? {
+        func digits(_ from: Int, _ count: Int) -> Bool {
+            from + count <= n && (from..<from + count).allSatisfy { p[$0] &- UInt8(ascii: "0") <= 9 }
+        }
+        guard digits(0, 8) else { return nil }
+        var text: [UInt8] = [p[0], p[1], p[2], p[3], UInt8(ascii: "-"), p[4], p[5], UInt8(ascii: "-"), p[6], p[7]]
+        guard digits(9, 4) else { return nil }
+        text += [UInt8(ascii: "T"), p[9], p[10], UInt8(ascii: ":"), p[11], p[12]]
+        var i = 13
+        if digits(13, 2) {
+            text += [UInt8(ascii: ":"), p[13], p[14]]
+            i = 15
+        }
+        while i < n { text.append(p[i]); i += 1 }
+        return parseISO(text, text.count)
     }
 
     /// Parses a time given as a Swift string (tests, command-line arguments): Unix seconds, UTC.
@@ -45,10 +76,12 @@ public enum LogTime {
 
     static func parseISO(_ p: UnsafePointer<UInt8>, _ n: Int) -> Double? {
         // YYYY-MM-DD
-        guard n >= 16, let y1 = twoDigits(p, 0), let y2 = twoDigits(p, 2), p[4] == UInt8(ascii: "-"),
+        guard n >= 10, let y1 = twoDigits(p, 0), let y2 = twoDigits(p, 2), p[4] == UInt8(ascii: "-"),
               let month = twoDigits(p, 5), p[7] == UInt8(ascii: "-"), let day = twoDigits(p, 8) else { return nil }
         let year = y1 * 100 + y2
         guard month >= 1, month <= 12, day >= 1, day <= daysInMonth(year, month) else { return nil }
+        if n == 10 { return Double(daysFromCivil(year, month, day) * 86_400) }   // a date alone: midnight UTC
+        guard n >= 16 else { return nil }
         let sep = p[10]
         guard sep == UInt8(ascii: "T") || sep == UInt8(ascii: "t") || sep == UInt8(ascii: " ") else { return nil }
         // hh:mm
@@ -70,6 +103,8 @@ public enum LogTime {
             }
         }
         var offset = 0
+        // One space may separate the time from its zone (`08:00:00 +02:00`, `08:00:00 Z`).
+        if i + 1 < n && p[i] == UInt8(ascii: " ") { i += 1 }
         if i < n {
             let z = p[i]
             if z == UInt8(ascii: "Z") || z == UInt8(ascii: "z") {

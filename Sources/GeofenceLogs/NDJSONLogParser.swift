@@ -15,14 +15,32 @@ import Glibc
 ///   newline ``SkipReason/truncatedLastLine``.
 struct NDJSONLogParser {
     /// The key of each role, as bytes: device, time, lat, lon, accuracy.
-    let keys: [[UInt8]]
-    let keyNames: [String]
+    var keys: [[UInt8]]
+    var keyNames: [String]
+    let columns: LogColumns
+    /// Whether the keys were chosen, from the first object's (``LogColumns/resolve(_:)``).
+    var resolved = false
     /// A decoded string (device or time with escapes).
     var scratch: [UInt8] = []
 
     init(columns: LogColumns) {
+        self.columns = columns
         keyNames = columns.names
         keys = keyNames.map { Array($0.utf8) }
+    }
+
+    /// Chooses each role's key from the keys of the first object (`p[s..<e]`), as a CSV
+    /// header's columns are chosen. When that object is not valid JSON, or lacks a required
+    /// role, the names stay as given and its rows report what is missing.
+    mutating func resolveKeys(_ p: UnsafePointer<UInt8>, _ s: Int, _ e: Int) {
+        resolved = true
+        guard case .object(let members)? = try? JSONParser.parse(Array(UnsafeBufferPointer(start: p + s, count: e - s))),
+              case .success(let chosen) = columns.resolve(members.map(\.0)) else { return }
+        for (role, index) in chosen.enumerated() {
+            guard let index else { continue }
+            keyNames[role] = members[index].0
+            keys[role] = Array(members[index].0.utf8)
+        }
     }
 
     /// What a value of interest looked like.
@@ -48,6 +66,7 @@ struct NDJSONLogParser {
                 var i = s
                 while i < e && isSpace(p[i]) { i += 1 }
                 if i == e { continue }
+                if !resolved { resolveKeys(p, i, e) }
                 let line = core.line
                 kinds = (.absent, .absent, .absent, .absent, .absent)
                 do throws(Malformed) {
@@ -243,21 +262,6 @@ struct NDJSONLogParser {
     @inline(__always)
     private mutating func fix(_ p: UnsafePointer<UInt8>, _ v: UnsafeMutablePointer<Int>, _ kinds: (Kind, Kind, Kind, Kind, Kind),
                               line: Int, _ core: inout ReadCore, _ devices: inout DeviceState, _ batch: inout [Fix]) throws(GeofenceError) {
-        // device
-        guard try present(kinds.0, role: 0, line: line, &core) else { return }
-        var device: Int32
-        if v[2] != 0 {
-            guard let decoded = Self.unescape(p + v[0], v[1] - v[0]) else {
-                return try core.report(.malformedRow, line: line) { "invalid escape in \"\(keyNames[0])\"" }
-            }
-            guard let d = try decoded.withUnsafeBufferPointer({ (b) throws(GeofenceError) in
-                try core.device(b.baseAddress ?? p, b.count, line: line, &devices)
-            }) else { return }
-            device = d
-        } else {
-            guard let d = try core.device(p + v[0], v[1] - v[0], line: line, &devices) else { return }
-            device = d
-        }
         // time
         guard try present(kinds.1, role: 1, line: line, &core) else { return }
         var time: Double
@@ -286,6 +290,21 @@ struct NDJSONLogParser {
         case .string, .number:
             guard let a = try core.accuracy(p + v[12], v[13] - v[12], line: line) else { return }
             accuracy = a
+        }
+        // device, last: a device is interned (and counted) only with a fix whose other fields are good
+        guard try present(kinds.0, role: 0, line: line, &core) else { return }
+        var device: Int32
+        if v[2] != 0 {
+            guard let decoded = Self.unescape(p + v[0], v[1] - v[0]) else {
+                return try core.report(.malformedRow, line: line) { "invalid escape in \"\(keyNames[0])\"" }
+            }
+            guard let d = try decoded.withUnsafeBufferPointer({ (b) throws(GeofenceError) in
+                try core.device(b.baseAddress ?? p, b.count, line: line, &devices)
+            }) else { return }
+            device = d
+        } else {
+            guard let d = try core.device(p + v[0], v[1] - v[0], line: line, &devices) else { return }
+            device = d
         }
         try core.accept(Fix(device: device, time: time, lat: lat, lon: lon, accuracy: accuracy), line: line, &devices, &batch)
     }

@@ -25,6 +25,16 @@ struct ReadCore {
     /// (`line` is the last line returned), 0 for GPX (`line` is where the scanner is).
     var lineAhead = 1
 
+    /// The unit of numeric times: as given, or (``TimeUnit/auto``) resolved at the first one.
+    var timeUnit: TimeUnit = .auto
+    /// Whether ``timeUnit`` was resolved from a value (for the reader's notice).
+    var timeUnitDetected = false
+    /// The first numeric time of the file, as read (for the notice).
+    var firstNumericTime: Double? = nil
+    /// The times accepted.
+    var timeRange: TimeRange = .plausible
+    /// GPX waypoints without `<time>`: points of interest, not fixes; counted, not errors.
+    var untimedWaypoints = 0
     var skipped: [SkipReason: Int] = [:]
     var firstMessages: [SkipReason: String] = [:]
 
@@ -160,22 +170,45 @@ struct ReadCore {
         try report(.negativeAccuracy, line: line) { "accuracy \(text) is negative" }
     }
 
-    /// A time (ISO 8601 or Unix seconds), or nil after reporting.
+    /// A time (ISO 8601, or a number in ``timeUnit``), in Unix seconds within ``timeRange``,
+    /// or nil after reporting.
     @inline(__always)
     mutating func time(_ p: UnsafePointer<UInt8>, _ n: Int, line: Int) throws(GeofenceError) -> Double? {
-        if let v = LogTime.parse(p, n), v >= LogTime.earliest && v <= LogTime.latest { return v }
+        if let (v, numeric) = LogTime.parseKind(p, n) {
+            let t = numeric ? seconds(v) : v
+            if t >= timeRange.earliest && t <= timeRange.latest { return t }
+        }
         try badTime(p, n, line: line)
         return nil
+    }
+
+    /// A numeric time in seconds, resolving ``TimeUnit/auto`` at the first finite one.
+    @inline(__always)
+    mutating func seconds(_ v: Double) -> Double {
+        if timeUnit == .auto, v.isFinite {
+            timeUnit = TimeUnit.detect(v)
+            timeUnitDetected = true
+            firstNumericTime = v
+        }
+        if timeUnit == .seconds || timeUnit == .auto { return v }
+        return v / timeUnit.perSecond
     }
 
     @inline(never)
     mutating func badTime(_ p: UnsafePointer<UInt8>, _ n: Int, line: Int) throws(GeofenceError) {
         let text = Self.quote(p, n)
-        if let v = LogTime.parse(p, n) {
+        if let (v, numeric) = LogTime.parseKind(p, n) {
             if !v.isFinite { return try report(.notFinite, line: line) { "time \(text) is not finite" } }
-            return try report(.badTime, line: line) { "time \(text) is outside the years 0001 to 9999" }
+            let t = numeric ? seconds(v) : v
+            let unit = numeric ? " (read as epoch \(timeUnit.name)\(timeUnitDetected ? ", chosen from the file's first numeric time" : ""))" : ""
+            let range = timeRange
+            let span = range == .plausible ? "1970 to 2100 (--time-range any accepts the years 0001 to 9999)"
+                : "\(LogTime.format(range.earliest)) to \(LogTime.format(range.latest))"
+            return try report(.badTime, line: line) {
+                "time \(text)\(unit) is \(t.isFinite && t.magnitude < 1e14 ? LogTime.format(t) + ", " : "")outside \(span)"
+            }
         }
-        try report(.badTime, line: line) { "time \(text) is not ISO 8601 or Unix seconds" }
+        try report(.badTime, line: line) { "time \(text) is not ISO 8601 or an epoch number" }
     }
 
     /// The device index of a name, or nil after reporting (empty, not UTF-8).

@@ -18,7 +18,7 @@ enum EvaluateCommand {
             .value("--exit-margin", name: "metres", help: "An exit needs the accuracy circle to clear the edge by this much (default 0)."),
             .value("--dwell", name: "seconds", help: "Dwell time for fences without their own 'dwell' property (default: none)."),
             .flag("--skip-invalid", help: "Skip bad rows and bad fences, count them by reason (default: stop at the first, exit 65)."),
-            .value("--columns", name: "spec", help: "CSV/NDJSON field names, e.g. device=mmsi,time=ts,lat=y,lon=x,accuracy=acc."),
+        ] + logReadingOptions + [
             .value("--log-format", name: "csv|ndjson|gpx", help: "Log format when the file name does not tell."),
             .value("--device", name: "id", help: "Device id for GPX logs (default: the file name without extension)."),
             .value("--summary", name: "file", help: "Also write the summary as JSON to this file."),
@@ -50,7 +50,7 @@ enum EvaluateCommand {
         let skipInvalid = args.flag("--skip-invalid")
         var options = LogReaderOptions()
         options.skipInvalid = skipInvalid
-        if let c = args.value("--columns") { options.columns = try LogColumns.parse(c) }
+        try applyLogReadingOptions(args, to: &options)
         if let f = args.value("--log-format") {
             guard let lf = LogFormat(name: f) else { throw CommandError.usage("geofence evaluate: option '--log-format' must be csv, ndjson or gpx, got '\(f)'") }
             options.format = lf
@@ -90,6 +90,7 @@ enum EvaluateCommand {
         defer { spill.removeAll() }
         var batch: [Fix] = []
         batch.reserveCapacity(65_536)
+        var notices: [String] = []
         for path in logs {
             let reader = try LogReader(path: path, options: options, devices: devices)
             while try reader.next(into: &batch, max: 65_536) {
@@ -103,8 +104,10 @@ enum EvaluateCommand {
             }
             for (k, v) in reader.skipped { summary.skipped[k, default: 0] += v }
             summary.bytes += reader.bytesRead
+            notices += logReadingNotices(reader)
         }
         progress.clear()
+        for n in notices { Console.note("geofence evaluate: \(n)\n") }
 
         var sink = try FileSink(path: output)
         var staged: [AtomicFile.StagedFile] = []
@@ -144,6 +147,7 @@ enum EvaluateCommand {
                 staged.append(try AtomicFile.stage(Array((JSONWriter.string(j) + "\n").utf8), to: s))
             }
             // Every output is complete under its temporary name: commit them together, the events last.
+            staged.sort { $0.writesInPlace && !$1.writesInPlace }   // a device's write can fail, a rename hardly
             for f in staged { try f.commit() }
             try sink.finish()
         } catch {

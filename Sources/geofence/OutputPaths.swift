@@ -36,6 +36,8 @@ struct StagedOutputs {
         var committed = 0
         do {
             let result = try body(&outputs)
+            // Devices and FIFOs first: their write can fail (a full device), a rename hardly.
+            outputs.files.sort { $0.writesInPlace && !$1.writesInPlace }
             for f in outputs.files { try f.commit(); committed += 1 }
             return result
         } catch {

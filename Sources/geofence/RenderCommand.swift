@@ -14,7 +14,7 @@ enum RenderCommand {
             .value("--strategy", name: "name", help: "guaranteed (default), centre or trigger."),
         ] + osModelOptions + [
             .value("--output", "-o", name: "file", help: "The SVG file to write."),
-            .value("--columns", name: "spec", help: "Log field names, e.g. device=mmsi,time=ts."),
+        ] + logReadingOptions + [
             .flag("--skip-invalid", help: "Skip bad rows and bad fences."),
         ])
 
@@ -26,7 +26,7 @@ enum RenderCommand {
         let os = try osModel(args)
         var options = LogReaderOptions()
         options.skipInvalid = args.flag("--skip-invalid")
-        if let c = args.value("--columns") { options.columns = try LogColumns.parse(c) }
+        try applyLogReadingOptions(args, to: &options)
 
         let set = try FenceSet.load(paths: fencePaths, crs: nil, layer: args.value("--layer"))
         let (fences, _) = try set.usable(skipInvalid: args.flag("--skip-invalid"))
@@ -34,7 +34,11 @@ enum RenderCommand {
         let circles = try Simulator.osCircles(fences)
         let devices = DeviceTable()
         var fixes: [Fix] = []
-        for path in logs { fixes += try LogReader(path: path, options: options, devices: devices).readAll() }
+        for path in logs {
+            let reader = try LogReader(path: path, options: options, devices: devices)
+            fixes += try reader.readAll()
+            for n in logReadingNotices(reader) { Console.note("geofence render: \(n)\n") }
+        }
         guard devices.count > 0 else { throw CommandError.data("\(logs[0]): the log has no fixes") }
         let device: Int32
         if let name = args.value("--device") {

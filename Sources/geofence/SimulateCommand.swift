@@ -22,7 +22,7 @@ enum SimulateCommand {
             .value("--output", "-o", name: "file", help: "Write the JSON report here."),
             .value("--events", name: "file", help: "Write every strategy's reported events (NDJSON, with a \"strategy\" field)."),
             .value("--threads", "-j", name: "n", help: "Worker threads (default: all cores)."),
-            .value("--columns", name: "spec", help: "Log field names, e.g. device=mmsi,time=ts."),
+        ] + logReadingOptions + [
             .flag("--skip-invalid", help: "Skip bad rows and bad fences, count them (default: stop at the first, exit 65)."),
             .value("--crs", name: "crs", help: "CRS of the fence input (default: WGS84)."),
         ],
@@ -43,7 +43,7 @@ enum SimulateCommand {
         let skipInvalid = args.flag("--skip-invalid")
         var options = LogReaderOptions()
         options.skipInvalid = skipInvalid
-        if let c = args.value("--columns") { options.columns = try LogColumns.parse(c) }
+        try applyLogReadingOptions(args, to: &options)
 
         let tuning = try strategyTuning(args)
         let sweepPath = args.value("--sweep")
@@ -64,6 +64,7 @@ enum SimulateCommand {
             progress.phase("reading \((path as NSString).lastPathComponent)")
             let reader = try LogReader(path: path, options: options, devices: devices)
             fixes += try reader.readAll()
+            for n in logReadingNotices(reader) { Console.note("geofence simulate: \(n)\n") }
         }
         // Devices with at least one fix (an id seen only on skipped rows is not a device here).
         var hasFix = [Bool](repeating: false, count: devices.count)

@@ -88,6 +88,10 @@ final class UntrustedNumberTests: XCTestCase {
         try "device,time,lat,lon\nd,1700000000,10,10\nd,1700000060,10.01,10\n".write(toFile: log, atomically: true, encoding: .utf8)
         let s = try CLI.run(["simulate", "--fences", f, "--log", log])
         XCTAssertEqual(s.status, 0, s.stderr)
+        let svg = CLI.tempPath("huge.svg")
+        defer { try? FileManager.default.removeItem(atPath: svg) }
+        let rendered = try CLI.run(["render", "--fences", f, "--log", log, "-o", svg])
+        XCTAssertEqual(rendered.status, 0, rendered.stderr)
         let r = try CLI.run(["simulate", "--fences", f, "--log", log, "--max-radius", "1e300"])
         XCTAssertEqual(r.status, 64, r.stderr)
     }
@@ -134,6 +138,11 @@ extension OutputFailureTests {
         XCTAssertFalse(FileManager.default.fileExists(atPath: report))
         XCTAssertFalse(FileManager.default.fileExists(atPath: events))
 
+        // A full device among the outputs: the file outputs are not committed either.
+        let full = try CLI.run(simulate + ["-o", report, "--events", "/dev/full"])
+        XCTAssertEqual(full.status, 74)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: report))
+
         let ok = try CLI.run(simulate + ["-o", report, "--events", events])
         XCTAssertEqual(ok.status, 0, ok.stderr)
         XCTAssertTrue(FileManager.default.fileExists(atPath: report))
@@ -176,7 +185,7 @@ extension OutputFailureTests {
                 close(fd)
             }
             writer.start()
-            let r = try CLI.run(args + ["--fences", fifo], timeout: 60)
+            let r = try CLI.run(args + ["--fences", fifo], timeout: 20)
             // Unblock the writer if the command never opened the FIFO.
             let unblock = open(fifo, O_RDONLY | O_NONBLOCK)
             if unblock >= 0 { close(unblock) }

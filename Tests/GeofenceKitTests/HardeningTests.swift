@@ -30,11 +30,14 @@ final class HardeningTests: XCTestCase {
         let path = CLI.tempPath("times.csv")
         defer { try? FileManager.default.removeItem(atPath: path) }
         try "device,time,lat,lon\na,1e20,10,10\nb,0999-05-01T00:00:00Z,10,10\nc,-62135596801,10,10\n".write(toFile: path, atomically: true, encoding: .utf8)
-        let reader = try LogReader(path: path, options: LogReaderOptions(skipInvalid: true))
+        var options = LogReaderOptions(skipInvalid: true)
+        options.timeUnit = .seconds
+        options.timeRange = .any
+        let reader = try LogReader(path: path, options: options)
         let fixes = try reader.readAll()
         XCTAssertEqual(fixes.count, 1)
         XCTAssertEqual(reader.skipped, [.badTime: 2])
-        XCTAssertEqual(reader.firstSkipMessages[.badTime], "\(path):2: time \"1e20\" is outside the years 0001 to 9999")
+        XCTAssertEqual(reader.firstSkipMessages[.badTime], "\(path):2: time \"1e20\" (read as epoch seconds) is outside 0001-01-01T00:00:00Z to 9999-12-31T23:59:59Z")
         XCTAssertEqual(EventWriter.iso8601(fixes[0].time), "0999-05-01T00:00:00Z")
         XCTAssertEqual(EventWriter.iso8601(LogTime.earliest), "0001-01-01T00:00:00Z")
         XCTAssertEqual(EventWriter.iso8601(LogTime.latest), "9999-12-31T23:59:59Z")

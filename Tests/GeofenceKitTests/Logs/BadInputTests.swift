@@ -50,8 +50,8 @@ final class BadInputTests: XCTestCase {
         check("empty-lat.csv", h + "b,2020-06-04T14:11:38Z,,-76.3,5\n", line: 2, "latitude \"\" is not a number", .badNumber, good: 0)
         check("acc.csv", h + "b,2020-06-04T14:11:38Z,36.1,-76.3,5m\n", line: 2, "accuracy \"5m\" is not a number", .badNumber, good: 0)
         check("time.csv", h + g + "b,2020-13-04T14:11:38Z,36.1,-76.3,5\n", line: 3,
-              "time \"2020-13-04T14:11:38Z\" is not ISO 8601 or Unix seconds", .badTime, good: 1)
-        check("time2.csv", h + "b,,36.1,-76.3,5\n", line: 2, "time \"\" is not ISO 8601 or Unix seconds", .badTime, good: 0)
+              "time \"2020-13-04T14:11:38Z\" is not ISO 8601 or an epoch number", .badTime, good: 1)
+        check("time2.csv", h + "b,,36.1,-76.3,5\n", line: 2, "time \"\" is not ISO 8601 or an epoch number", .badTime, good: 0)
     }
 
     func testOutOfRange() {
@@ -77,12 +77,12 @@ final class BadInputTests: XCTestCase {
 
     func testMissingColumnsIsAWholeFileError() {
         for skip in [false, true] {
-            let p = writeFile(tmp, "cols.csv", "device,timestamp,lat,lon\nb,1,2,3\n")
+            let p = writeFile(tmp, "cols.csv", "device,when,lat,lon\nb,1,2,3\n")
             do {
                 _ = try readLog(p, LogReaderOptions(skipInvalid: skip))
                 XCTFail("expected an error")
             } catch {
-                XCTAssertEqual(error.description, "\(p):1: missing column \"time\" in the header (columns: device, timestamp, lat, lon)")
+                XCTAssertEqual(error.description, "\(p):1: no time column in the header (columns: device, when, lat, lon); names recognised: time, timestamp, ts, datetime, date_time, basedatetime, time_utc, recorded_at; name the columns with --columns, e.g. --columns device=device,time=when,lat=lat,lon=lon")
                 XCTAssertEqual(error.category, .badData)
             }
         }
@@ -173,7 +173,7 @@ final class BadInputTests: XCTestCase {
         check("range.gpx", head + "<trkpt lat=\"-91\" lon=\"2\"><time>2020-01-01T00:00:00Z</time></trkpt>\n" + tail, line: 4,
               "latitude \"-91\" is out of range [-90, 90]", .latitudeOutOfRange, good: 0)
         check("time.gpx", head + "<trkpt lat=\"1\" lon=\"2\"><time>yesterday</time></trkpt>\n" + tail, line: 4,
-              "time \"yesterday\" is not ISO 8601 or Unix seconds", .badTime, good: 0)
+              "time \"yesterday\" is not ISO 8601 or an epoch number", .badTime, good: 0)
     }
 
     func testMissingFileAndDirectory() {

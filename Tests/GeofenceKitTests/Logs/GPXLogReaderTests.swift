@@ -89,7 +89,8 @@ final class GPXLogReaderTests: XCTestCase {
             let path = packageRoot + "/data/gpx/\(name).gpx"
             let (fixes, reader) = try readLog(path, LogReaderOptions(skipInvalid: true))
             XCTAssertEqual(fixes.count, count, name)
-            XCTAssertEqual(reader.skipped[.missingTime] ?? 0, untimed, name)
+            // Untimed track and route points are bad rows; untimed waypoints are passed over.
+            XCTAssertEqual((reader.skipped[.missingTime] ?? 0) + reader.untimedWaypoints, untimed, name)
             XCTAssertEqual(reader.skipped[.timeBackwards] ?? 0, backwards, name)
             XCTAssertEqual(reader.devices.names, [name])
             // Independent reading: timed points in file order, minus the one going backwards.
@@ -119,8 +120,9 @@ final class GPXLogReaderTests: XCTestCase {
 
     func testStrictRealFiles() {
         let dir = packageRoot + "/data/gpx/"
-        XCTAssertEqual(strictError(dir + "cerknicko-jezero.gpx")?.description,
-                       dir + "cerknicko-jezero.gpx:17: <wpt> has no <time>")
+        // Waypoints without a time are points of interest: strict reading passes them over.
+        XCTAssertNil(strictError(dir + "cerknicko-jezero.gpx"))
+        XCTAssertEqual(try readLog(dir + "cerknicko-jezero.gpx").reader.untimedWaypoints, 6)
         XCTAssertEqual(strictError(dir + "korita-zbevnica.gpx", LogReaderOptions(gpxPoints: .trackPoints))?.description,
                        dir + "korita-zbevnica.gpx:33: <trkpt> has no <time>")
         XCTAssertEqual(strictError(dir + "first_and_last_elevation.gpx")?.description,

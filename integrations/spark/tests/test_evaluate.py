@@ -151,7 +151,7 @@ def test_job_reports_the_bad_row(spark, binary, tmp_path, capsys):
     assert rc == 65
     err = capsys.readouterr().err
     assert err.startswith("geofence-spark: error: partition ")
-    assert 'time "2020-06-04T25:00:00Z" is not ISO 8601 or Unix seconds' in err
+    assert 'time "2020-06-04T25:00:00Z" is not ISO 8601 or an epoch number' in err
 
 
 def test_skip_invalid_counts_reach_the_driver(spark, binary, cli, tmp_path):
