@@ -19,7 +19,7 @@ final class GroupCounter: Sendable {
 public struct EvaluationSummary: Sendable {
     /// Fixes evaluated.
     public var fixes = 0
-    /// Devices seen.
+    /// Devices with at least one fix evaluated.
     public var devices = 0
     /// Fences evaluated against.
     public var fences = 0
@@ -257,6 +257,9 @@ public final class EvaluationRun {
     public private(set) var deviceCount = 0
     /// Fixes processed so far.
     public private(set) var fixes = 0
+    /// Devices with at least one fix processed by this run (a device restored from a state
+    /// counts once it has a fix here; an id seen only on skipped rows never does).
+    public private(set) var devicesWithFixes = 0
     /// Events held by the run (not yet taken), all devices.
     public private(set) var heldEvents = 0
     /// The devices of the last batch, in increasing index order (for `takeEvents`).
@@ -320,6 +323,7 @@ public final class EvaluationRun {
         batchNumber &+= 1
         batchDevices.removeAll(keepingCapacity: true)
         for f in batch where lastBatch[Int(f.device)] != batchNumber {
+            if lastBatch[Int(f.device)] == 0 { devicesWithFixes += 1 }
             lastBatch[Int(f.device)] = batchNumber
             batchDevices.append(f.device)
         }
@@ -358,7 +362,7 @@ public final class EvaluationRun {
                 answers.withUnsafeBufferPointer { a in
                     for i in 0..<n {
                         let f = b[i], x = a[i]
-                        ev.apply(device: f.device, time: f.time, lat: f.lat, lon: f.lon,
+                        ev.apply(device: f.device, time: f.time, lat: f.lat, lon: f.lon, accuracy: f.accuracy,
                                  candidates: UnsafeBufferPointer(rebasing: r[Int(x.start)..<Int(x.start + x.count)]),
                                  state: &t[Int(f.device)])
                     }
@@ -429,7 +433,7 @@ public final class EvaluationRun {
                                                 for j in Int(o[g])..<Int(o[g + 1]) {
                                                     let i = Int(p[j])
                                                     let f = fixes.base[i], x = where_.base[i]
-                                                    ev.apply(device: f.device, time: f.time, lat: f.lat, lon: f.lon,
+                                                    ev.apply(device: f.device, time: f.time, lat: f.lat, lon: f.lon, accuracy: f.accuracy,
                                                              candidates: UnsafeBufferPointer(start: results[Int(x.worker)].base.map { $0 + Int(x.start) }, count: Int(x.count)),
                                                              state: &t[Int(f.device) >> shift])
                                                 }
@@ -485,7 +489,17 @@ public final class EvaluationRun {
     @discardableResult
     public func write(to sink: inout some TextSink, format: EventWriter.Format, deviceName: (Int32) -> String,
                       spill: EventSpill? = nil, mergeBytes: Int = 8 << 20) throws(GeofenceError) -> [EventType: Int] {
-        let writer = EventWriter(format: format, compiled: compiled)
+        try write(to: &sink, writer: EventWriter(format: format, compiled: compiled), deviceName: deviceName, spill: spill, mergeBytes: mergeBytes)
+    }
+
+    /// Writes every event as `write(to:format:deviceName:spill:mergeBytes:)` does, with a
+    /// writer set up by the caller (optional fields, fence properties), its header and
+    /// footer included.
+    /// - Throws: as `write(to:format:deviceName:spill:mergeBytes:)`.
+    /// - Complexity: O(events + devices × spill runs).
+    @discardableResult
+    public func write(to sink: inout some TextSink, writer: EventWriter, deviceName: (Int32) -> String,
+                      spill: EventSpill? = nil, mergeBytes: Int = 8 << 20) throws(GeofenceError) -> [EventType: Int] {
         var out = writer.header ?? ""
         var counts = [0, 0, 0]
         var currentDevice: Int32 = -1
@@ -510,6 +524,7 @@ public final class EvaluationRun {
                 for e in t.events { try emit(e) }
             }
         }
+        out += writer.footer ?? ""
         if !out.isEmpty { try sink.write(out) }
         var byType: [EventType: Int] = [:]
         for t in EventType.allCases where counts[Int(t.rawValue)] > 0 { byType[t] = counts[Int(t.rawValue)] }

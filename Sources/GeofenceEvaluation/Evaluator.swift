@@ -65,7 +65,7 @@ public struct Evaluator: Sendable {
     /// - Complexity: O(k + m) for k candidate fences and m fences the device is in, up to 16;
     ///   O((k + m) log m) beyond.
     @inline(__always)
-    func apply(device: Int32, time: Double, lat: Double, lon: Double, candidates: UnsafeBufferPointer<FenceClassification>,
+    func apply(device: Int32, time: Double, lat: Double, lon: Double, accuracy: Double, candidates: UnsafeBufferPointer<FenceClassification>,
                state s: inout DeviceTracker) {
         let first = !s.started
         s.started = true
@@ -78,6 +78,7 @@ public struct Evaluator: Sendable {
         s.stamp &+= 1
         let stamp = s.stamp
         let eventStart = s.events.count
+        let fix = EventFix(device: device, time: time, lat: lat, lon: lon, accuracy: Float(accuracy))
         // A device in many fences at once (overlapping fences, a shared centre): its entries
         // are sorted by slot once and searched by bisection, so a fix costs O(k log m), not
         // O(k·m). Entries appended below are never searched (each fence is a candidate once).
@@ -111,7 +112,7 @@ public struct Evaluator: Sendable {
                             e[k].inside = true
                             e[k].since = time
                             e[k].dwell = opt[Int(f)].dwell
-                            Evaluator.emit(f, .enter, true, opt, &s, device, time, lat, lon)
+                            Evaluator.emit(f, .enter, true, .nan, opt, &s, fix)
                         case .outside, .outsideWithinMargin:
                             break                             // unknown -> outside: no event
                         case .uncertain:
@@ -124,7 +125,7 @@ public struct Evaluator: Sendable {
                     switch c.state {
                     case .inside:
                         s.appendEntry(.init(fence: f, seen: stamp, since: time, dwell: opt[Int(f)].dwell, inside: true))
-                        Evaluator.emit(f, .enter, firstForFence, opt, &s, device, time, lat, lon)
+                        Evaluator.emit(f, .enter, firstForFence, .nan, opt, &s, fix)
                     case .uncertain where firstForFence:
                         s.appendEntry(.init(fence: f, seen: stamp, since: time, dwell: -1, inside: false))
                     default:
@@ -138,12 +139,12 @@ public struct Evaluator: Sendable {
                 let e = s.entries[k]
                 if e.seen != stamp {
                     s.removeEntry(at: k)
-                    if e.inside { Evaluator.emit(e.fence, .exit, false, opt, &s, device, time, lat, lon) }
+                    if e.inside { Evaluator.emit(e.fence, .exit, false, time - e.since, opt, &s, fix) }
                     continue
                 }
                 if e.inside && e.dwell >= 0 && time - e.since >= e.dwell {
                     s.entries[k].dwell = -1
-                    Evaluator.emit(e.fence, .dwell, false, opt, &s, device, time, lat, lon)
+                    Evaluator.emit(e.fence, .dwell, false, time - e.since, opt, &s, fix)
                 }
                 k += 1
             }
@@ -177,8 +178,8 @@ public struct Evaluator: Sendable {
     /// Appends an event unless the fence's options filter it (notify flags) or
     /// it is one-shot and already fired.
     @inline(__always)
-    static func emit(_ fence: Int32, _ type: EventType, _ initial: Bool, _ opt: UnsafeBufferPointer<SlotOptions>,
-                     _ s: inout DeviceTracker, _ device: Int32, _ time: Double, _ lat: Double, _ lon: Double) {
+    static func emit(_ fence: Int32, _ type: EventType, _ initial: Bool, _ duration: Double, _ opt: UnsafeBufferPointer<SlotOptions>,
+                     _ s: inout DeviceTracker, _ fix: EventFix) {
         let flags = opt[Int(fence)].flags
         switch type {
         case .enter: if flags & SlotOptions.notifyEntry == 0 { return }
@@ -189,6 +190,16 @@ public struct Evaluator: Sendable {
             if s.consumed.contains(fence) { return }
             s.consumed.append(fence)
         }
-        s.events.append(EvaluationEvent(device: device, fence: fence, type: type, initial: initial, time: time, lat: lat, lon: lon))
+        s.events.append(EvaluationEvent(device: fix.device, fence: fence, type: type, initial: initial, time: fix.time, lat: fix.lat,
+                                        lon: fix.lon, accuracy: fix.accuracy, duration: duration))
     }
+}
+
+/// The fix an `apply` call emits its events at.
+struct EventFix {
+    var device: Int32
+    var time: Double
+    var lat: Double
+    var lon: Double
+    var accuracy: Float
 }

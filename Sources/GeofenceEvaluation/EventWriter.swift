@@ -3,23 +3,52 @@ import GeofenceIndex
 import GeofenceLogs
 import Foundation
 
-/// Formats events as NDJSON (default) or CSV (docs/evaluation.md): `device, fence, type,
-/// time, lat, lon` plus `initial` and `note`. Times are ISO 8601 UTC, with
-/// milliseconds only when the fix had a fraction of a second.
+/// Formats events as NDJSON (default), CSV or GeoJSON (docs/evaluation.md#event-records):
+/// `device, fence, type, time, lat, lon` plus `initial` and `note`, and, when asked for,
+/// the fix's accuracy, the visit's duration and chosen fence properties. Times are ISO 8601
+/// UTC, with milliseconds only when the fix had a fraction of a second.
 public struct EventWriter {
     /// Output formats (docs/evaluation.md#event-records).
-    public enum Format: String, Sendable {
+    public enum Format: String, Sendable, CaseIterable {
         /// One JSON object per line.
         case ndjson
         /// A header line, then one row per event.
         case csv
+        /// One GeoJSON FeatureCollection, a Point feature per event, one feature per line.
+        case geojson
+        /// Newline-delimited GeoJSON: one Point feature per line, nothing around them.
+        case geojsonl
+    }
+
+    /// Optional event fields (`--event-fields`).
+    public struct Fields: OptionSet, Sendable {
+        /// The raw bits.
+        public let rawValue: UInt8
+        /// A set from its bits.
+        public init(rawValue: UInt8) { self.rawValue = rawValue }
+        /// `accuracy`: the fix's horizontal accuracy in metres, when the log has one.
+        public static let accuracy = Fields(rawValue: 1)
+        /// `duration`: on `dwell` and `exit`, seconds since the fix that started the visit.
+        public static let duration = Fields(rawValue: 2)
+
+        /// The names `--event-fields` takes, in output order.
+        public static let names: [(String, Fields)] = [("accuracy", .accuracy), ("duration", .duration)]
     }
 
     /// The format written.
     public let format: Format
+    /// Optional fields written.
+    public var fields: Fields = []
+    /// Chosen fence properties, written as `fence_<name>` (nil: none).
+    public var properties: FenceProperties? = nil
     let fenceID: (Int32) -> String
     let note: (Int32) -> String?
-    var buffer: [UInt8] = []
+    /// Events written so far (GeoJSON separates features with commas); a reference, so that
+    /// writing a line does not need a mutable writer.
+    let written = Counter()
+
+    /// A count shared by the copies of a writer.
+    final class Counter { var value = 0 }
 
     /// A writer for events over `fences` (slot order, as compiled).
     public init(format: Format, fences: [Fence]) {
@@ -27,7 +56,6 @@ public struct EventWriter {
         let ids = fences.map(\.id), notes = fences.map { $0.options.note }
         fenceID = { ids[Int($0)] }
         note = { notes[Int($0)] }
-        buffer.reserveCapacity(1 << 16)
     }
 
     /// A writer for events over compiled fences: identifiers from the index, notes from the
@@ -37,45 +65,80 @@ public struct EventWriter {
         let index = compiled.index, options = compiled.optionTable
         fenceID = { index.identifier(of: $0) }
         note = { options.note(of: Int($0)) }
-        buffer.reserveCapacity(1 << 16)
     }
 
-    /// The CSV header line; nil for NDJSON.
+    /// What comes before the first event: the CSV header line, the FeatureCollection's
+    /// opening; nil for NDJSON and GeoJSON lines.
     public var header: String? {
-        format == .csv ? "device,fence,type,time,lat,lon,initial,note\n" : nil
+        switch format {
+        case .csv:
+            var h = "device,fence,type,time,lat,lon,initial,note"
+            for (name, f) in Fields.names where fields.contains(f) { h += "," + name }
+            for name in properties?.names ?? [] { h += "," + Self.csvField("fence_" + name) }
+            return h + "\n"
+        case .geojson: return "{\"type\":\"FeatureCollection\",\"features\":["
+        case .ndjson, .geojsonl: return nil
+        }
     }
+
+    /// What comes after the last event: the FeatureCollection's closing; nil for the others.
+    public var footer: String? { format == .geojson ? "\n]}\n" : nil }
 
     /// Appends one event line to `out` (a run's compact event; `device` is its name).
     public func line(_ e: EvaluationEvent, device: String, into out: inout String) {
-        Self.line(device: device, fence: fenceID(e.fence), type: e.type, initial: e.initial, time: e.time,
-                  lat: e.lat, lon: e.lon, note: note(e.fence), format: format, into: &out)
+        line(Event(e, device: device, fence: fenceID(e.fence), note: note(e.fence)), slot: e.fence, into: &out)
     }
 
-    /// Appends one event line to `out`.
+    /// Appends one event line to `out` (no fence properties: the event has no slot).
     public func line(_ e: Event, into out: inout String) {
-        Self.line(device: e.device, fence: e.fence, type: e.type, initial: e.initial, time: e.time,
-                  lat: e.lat, lon: e.lon, note: e.note, format: format, into: &out)
+        line(e, slot: nil, into: &out)
     }
 
-    static func line(device: String, fence: String, type: EventType, initial: Bool, time: Double, lat: Double, lon: Double,
-                     note: String?, format: Format, into out: inout String) {
+    func line(_ e: Event, slot: Int32?, into out: inout String) {
+        let accuracy = fields.contains(.accuracy) ? e.accuracy : nil
+        let duration = fields.contains(.duration) ? e.duration : nil
         switch format {
-        case .ndjson:
+        case .ndjson, .geojson, .geojsonl:
+            if format == .geojson { out += written.value == 0 ? "\n" : ",\n" }
+            if format != .ndjson {
+                out += "{\"type\":\"Feature\",\"geometry\":{\"type\":\"Point\",\"coordinates\":[\(Self.number(e.lon)),\(Self.number(e.lat))]},\"properties\":"
+            }
             out += "{\"device\":"
-            JSONWriter.writeString(device, to: &out)
+            JSONWriter.writeString(e.device, to: &out)
             out += ",\"fence\":"
-            JSONWriter.writeString(fence, to: &out)
-            out += ",\"type\":\"\(type.name)\",\"time\":\"\(Self.iso8601(time))\",\"lat\":\(Self.number(lat)),\"lon\":\(Self.number(lon))"
-            if initial { out += ",\"initial\":true" }
-            if let note {
+            JSONWriter.writeString(e.fence, to: &out)
+            out += ",\"type\":\"\(e.type.name)\",\"time\":\"\(Self.iso8601(e.time))\""
+            if format == .ndjson { out += ",\"lat\":\(Self.number(e.lat)),\"lon\":\(Self.number(e.lon))" }
+            if e.initial { out += ",\"initial\":true" }
+            if let note = e.note {
                 out += ",\"note\":"
                 JSONWriter.writeString(note, to: &out)
             }
-            out += "}\n"
+            if let accuracy { out += ",\"accuracy\":" + Self.number(accuracy) }
+            if let duration { out += ",\"duration\":" + Self.number(duration) }
+            if let properties, let slot {
+                for k in properties.names.indices {
+                    guard let v = properties.value(slot: slot, k) else { continue }
+                    out += ","
+                    JSONWriter.writeString("fence_" + properties.names[k], to: &out)
+                    out += ":"
+                    if v.isString { JSONWriter.writeString(v.text, to: &out) } else { out += v.text }
+                }
+            }
+            out += format == .ndjson ? "}\n" : format == .geojson ? "}}" : "}}\n"
         case .csv:
-            out += Self.csvField(device) + "," + Self.csvField(fence) + "," + type.name + "," + Self.iso8601(time) + ","
-            out += Self.number(lat) + "," + Self.number(lon) + "," + (initial ? "true" : "false") + "," + Self.csvField(note ?? "") + "\n"
+            out += Self.csvField(e.device) + "," + Self.csvField(e.fence) + "," + e.type.name + "," + Self.iso8601(e.time) + ","
+            out += Self.number(e.lat) + "," + Self.number(e.lon) + "," + (e.initial ? "true" : "false") + "," + Self.csvField(e.note ?? "")
+            if fields.contains(.accuracy) { out += "," + (accuracy.map(Self.number) ?? "") }
+            if fields.contains(.duration) { out += "," + (duration.map(Self.number) ?? "") }
+            if let properties {
+                for k in properties.names.indices {
+                    out += "," + (slot.flatMap { properties.value(slot: $0, k) }.map { Self.csvField($0.text) } ?? "")
+                }
+            }
+            out += "\n"
         }
+        written.value += 1
     }
 
     static func csvField(_ s: String) -> String { CSVField.encode(s) }

@@ -96,8 +96,8 @@ public final class EvaluationSession {
         run.process(batch)
         let compiled = run.compiled
         return run.takeEvents().map { e in
-            Event(device: devices.name(e.device), fence: compiled.index.identifier(of: e.fence), type: e.type, initial: e.initial,
-                  time: e.time, lat: e.lat, lon: e.lon, note: compiled.optionTable.note(of: Int(e.fence)))
+            Event(e, device: devices.name(e.device), fence: compiled.index.identifier(of: e.fence),
+                  note: compiled.optionTable.note(of: Int(e.fence)))
         }
     }
 

@@ -65,8 +65,8 @@ public final class EventStream: Sequence, IteratorProtocol {
         let e = pending[position]
         position += 1
         let compiled = run.compiled
-        return Event(device: devices.name(e.device), fence: compiled.index.identifier(of: e.fence), type: e.type, initial: e.initial,
-                     time: e.time, lat: e.lat, lon: e.lon, note: compiled.optionTable.note(of: Int(e.fence)))
+        return Event(e, device: devices.name(e.device), fence: compiled.index.identifier(of: e.fence),
+              note: compiled.optionTable.note(of: Int(e.fence)))
     }
 
     /// Every remaining event.
@@ -89,7 +89,7 @@ public final class EventStream: Sequence, IteratorProtocol {
                 pending = run.takeEvents()
                 for e in pending { summary.events[e.type, default: 0] += 1 }
                 summary.fixes = run.fixes
-                summary.devices = devices.count
+                summary.devices = run.devicesWithFixes
             }
             if !more {
                 for (k, v) in r.skipped { summary.skipped[k, default: 0] += v }

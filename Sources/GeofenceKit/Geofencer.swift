@@ -1,3 +1,4 @@
+import Foundation
 import Glibc
 import Synchronization
 
@@ -18,6 +19,9 @@ public final class Geofencer: Sendable {
     public let compiled: CompiledFences
     /// Fence problems skipped when loading with `skipInvalid`, counted by kind (empty otherwise).
     public let skippedProblems: [FenceProblem.Kind: Int]
+    /// The properties named by `keepingProperties` when loading, per slot (nil when none
+    /// were asked for); the only properties held in memory.
+    public let eventProperties: FenceProperties?
     /// The circles a phone registers for the fences (polygons as their enclosing circle),
     /// computed with GEOS the first time a planner needs them.
     private let osCircleCache = Mutex<[OSCircle]?>(nil)
@@ -32,6 +36,7 @@ public final class Geofencer: Sendable {
     public init(fences: [Fence]) throws(GeofenceError) {
         compiled = try CompiledFences(fences)
         skippedProblems = [:]
+        eventProperties = nil
     }
 
     /// Loads fence files (GeoJSON or CSV, docs/fences.md), checks them and compiles them; or
@@ -43,26 +48,39 @@ public final class Geofencer: Sendable {
     ///     nil: their only layer with geometry.
     ///   - skipInvalid: drop fences with problems (counted in `skippedProblems`) instead of
     ///     throwing the first.
+    ///   - keepingProperties: fence properties to keep for event records (`eventProperties`);
+    ///     every other property is dropped once read.
+    ///   - progress: called with each phase as it starts (`reading fences ...`, `indexing N
+    ///     fences`), for a progress line.
     /// - Throws: `GeofenceError.input` for a file that cannot be read or parsed, or (strict)
     ///   the first fence problem as `invalidRecord`; `.invalidArgument` (`crs`) for an unknown CRS
     ///   or one conflicting with a source's own, or a `crs` given with a compiled fence file
     ///   among `paths`; (`layer`) for a missing or ambiguous layer.
     /// - Complexity: O(n log n) for n fences, plus GEOS validity checks of polygons.
-    public init(contentsOf paths: [String], crs: String? = nil, layer: String? = nil, skipInvalid: Bool = false) throws(GeofenceError) {
+    public init(contentsOf paths: [String], crs: String? = nil, layer: String? = nil, skipInvalid: Bool = false,
+                keepingProperties names: [String] = [], progress: ((String) -> Void)? = nil) throws(GeofenceError) {
         if crs != nil { try FenceSet.refuseCRSWithCompiledFiles(paths) }
         if paths.count == 1, CompiledFenceFile.isCompiled(path: paths[0]) {
             // One compiled fence file: opened as it is (checked, no parse, no rebuild).
-            compiled = CompiledFences(file: try CompiledFenceFile.open(path: paths[0]))
+            let file = try CompiledFenceFile.open(path: paths[0])
+            compiled = CompiledFences(file: file)
             skippedProblems = [:]
+            // The chosen properties are read from the file's side section, the rest not kept.
+            eventProperties = names.isEmpty ? nil : FenceProperties(names: names, fences: try file.fences())
             return
         }
-        // Queries and evaluation need no properties: the fences are compiled without them,
-        // and read again, whole, only by a command that writes them back (`loadFences()`).
-        // A pipe or FIFO can be read once only: its fences keep their properties.
+        // Queries and evaluation need no properties: the fences are compiled without them
+        // (but for those chosen for events), and read again, whole, only by a command that
+        // writes them back (`loadFences()`). A pipe or FIFO can be read once only: its fences
+        // keep their properties.
         let rereadable = paths.allSatisfy(Self.canBeReadAgain)
-        let set = try FenceSet.load(paths: paths, crs: crs, layer: layer, keepProperties: !rereadable)
-        let (fences, skipped) = try set.usable(skipInvalid: skipInvalid)
+        progress?(Geofencer.readingPhase(paths))
+        let set = try FenceSet.load(paths: paths, crs: crs, layer: layer, keepProperties: !rereadable || !names.isEmpty)
+        var (fences, skipped) = try set.usable(skipInvalid: skipInvalid)
+        progress?("indexing \(fences.count) fence\(fences.count == 1 ? "" : "s")")
+        eventProperties = names.isEmpty ? nil : FenceProperties(names: names, fences: fences)
         if rereadable {
+            if !names.isEmpty { for k in fences.indices { fences[k].properties = [] } }
             compiled = try CompiledFences(fences, reload: { () throws(GeofenceError) -> [Fence] in
                 try FenceSet.load(paths: paths, crs: crs, layer: layer).usable(skipInvalid: skipInvalid).fences
             })
@@ -80,6 +98,15 @@ public final class Geofencer: Sendable {
         guard stat(path, &st) == 0 else { return true }   // a GDAL name, or an error the first read reported
         let kind = st.st_mode & S_IFMT
         return kind == S_IFREG || kind == S_IFDIR
+    }
+
+    /// `reading fences from ports.csv (1.2 MB)`, or `reading 3 fence files (40.5 MB)`.
+    public static func readingPhase(_ paths: [String]) -> String {
+        var bytes: Int64 = 0
+        for p in paths { bytes += (try? FileManager.default.attributesOfItem(atPath: p)[.size] as? Int64) ?? 0 }
+        let size = bytes > 0 ? String(format: " (%.1f MB)", Double(bytes) / 1e6) : ""
+        return paths.count == 1 ? "reading fences from \((paths[0] as NSString).lastPathComponent)\(size)"
+                                : "reading \(paths.count) fence files\(size)"
     }
 
     // MARK: Point queries

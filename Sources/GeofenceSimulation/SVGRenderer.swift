@@ -17,14 +17,21 @@ public struct SVGRenderer {
     public var height = 800.0
     /// An event reported more than this many seconds after ground truth is drawn as late.
     public var lateAfter = 60.0
+    /// At most this many fence labels (default 40).
+    public var maximumLabels = 40
 
     /// A renderer with the defaults: 1000 × 800 px, late after 60 s.
     public init() {}
 
     /// The SVG document of one device's replay (docs/rotation.md#render).
     ///
-    /// The view is the trace's extent plus a margin (8 %, at least 0.005°) in a local
-    /// equirectangular projection. Fences are drawn when their OS circle reaches the view;
+    /// The view is framed on the trace and its fences (`RenderFrame`): the trace's extent,
+    /// grown to hold whole every fence the trace meets (a ground-truth event) or whose OS
+    /// circle reaches the trace's extent, unless that fence is much larger than the trace;
+    /// plus a margin, in a local equirectangular projection, centred in the map with the
+    /// aspect preserved. Fences are drawn when their OS circle reaches the view, and labelled
+    /// with their identifiers (the framed ones, those the trace meets first, up to
+    /// ``maximumLabels``); the trace's first and last fixes are marked with their times.
     /// `plans` are the `(time, regions)` entries of
     /// ``Simulator/run(strategy:clusters:device:fixes:truth:detected:plans:)``. Each
     /// ground-truth event (dwell events ignored) is matched, in the order given, to the first
@@ -38,17 +45,17 @@ public struct SVGRenderer {
     public func render(fences: [Fence], circles: [OSCircle], fixes: [Fix], truth: [ReportedEvent], detected: [ReportedEvent],
                        plans: [(time: Double, regions: [Region])], title: String, matchWindow: Double = 900) -> String {
         guard !fixes.isEmpty else { return "<svg xmlns=\"http://www.w3.org/2000/svg\"/>\n" }
-        // Extent: the trace plus a margin; a local equirectangular projection around its centre.
-        var minLat = fixes.map(\.lat).min()!, maxLat = fixes.map(\.lat).max()!
-        var minLon = fixes.map(\.lon).min()!, maxLon = fixes.map(\.lon).max()!
-        let padLat = max(0.005, (maxLat - minLat) * 0.08), padLon = max(0.005, (maxLon - minLon) * 0.08)
-        minLat -= padLat; maxLat += padLat; minLon -= padLon; maxLon += padLon
+        let frame = RenderFrame(fences: fences, circles: circles, fixes: fixes, met: Set(truth.map(\.fence)))
+        let minLat = frame.box.minLat, maxLat = frame.box.maxLat, minLon = frame.box.minLon, maxLon = frame.box.maxLon
         let lat0 = (minLat + maxLat) / 2
         let kx = cos(lat0 * .pi / 180)
-        let sx = (width - 40) / ((maxLon - minLon) * kx), sy = (height - 80) / (maxLat - minLat)
+        let mapWidth = width - 40, mapHeight = height - 80
+        let sx = mapWidth / ((maxLon - minLon) * kx), sy = mapHeight / (maxLat - minLat)
         let s = min(sx, sy)
+        // Centred: the axis with room to spare gets equal space on both sides.
+        let ox = 20 + (mapWidth - (maxLon - minLon) * kx * s) / 2, oy = 50 + (mapHeight - (maxLat - minLat) * s) / 2
         func px(_ lat: Double, _ lon: Double) -> (Double, Double) {
-            (20 + (lon - minLon) * kx * s, 50 + (maxLat - lat) * s)
+            (ox + (lon - minLon) * kx * s, oy + (maxLat - lat) * s)
         }
         func f(_ v: Double) -> String { String(format: "%.1f", v) }
         func path(_ pts: [(Double, Double)], close: Bool) -> String {
@@ -104,8 +111,13 @@ public struct SVGRenderer {
                 }
             }
         }
-        // Trace.
+        // Trace, its ends marked.
         svg += "<path d=\"\(path(fixes.map { px($0.lat, $0.lon) }, close: false))\" fill=\"none\" stroke=\"#222\" stroke-width=\"1.4\"/>\n"
+        for (fix, name) in [(fixes[0], "start"), (fixes[fixes.count - 1], "end")] {
+            let p = px(fix.lat, fix.lon)
+            svg += "<circle cx=\"\(f(p.0))\" cy=\"\(f(p.1))\" r=\"4\" fill=\"\(name == "start" ? "#fff" : "#222")\" stroke=\"#222\" stroke-width=\"1.5\"/>"
+            svg += "<text class=\"trace-end\" x=\"\(f(p.0 + 7))\" y=\"\(f(p.1 + (name == "start" ? -6 : 14)))\" font-size=\"11\" stroke=\"#fbfbf8\" stroke-width=\"3\" paint-order=\"stroke\">\(name) \(EventWriter.iso8601(fix.time))</text>\n"
+        }
         // Events: match ground truth to reported events as the simulator does.
         var unmatched = detected
         func position(at t: Double) -> (Double, Double) {
@@ -128,9 +140,14 @@ public struct SVGRenderer {
             let p = position(at: e.time)
             svg += "<rect x=\"\(f(p.0 - 4))\" y=\"\(f(p.1 - 4))\" width=\"8\" height=\"8\" fill=\"#8e44ad\"><title>reported, no ground truth: \(e.type.name) \(esc(fences[Int(e.fence)].id))</title></rect>\n"
         }
+        // Fence labels: the framed fences, those the trace meets first.
+        for k in frame.labelled.prefix(maximumLabels) {
+            let p = px(circles[k].lat, circles[k].lon)
+            svg += "<text class=\"fence-label\" x=\"\(f(p.0))\" y=\"\(f(p.1))\" font-size=\"10\" fill=\"#234\" text-anchor=\"middle\" stroke=\"#fbfbf8\" stroke-width=\"3\" paint-order=\"stroke\">\(esc(fences[k].id))</text>\n"
+        }
         svg += "</g>\n"
-        // Scale bar: a round length near a fifth of the width.
-        let metresPerPixel = (maxLat - minLat) * 111_320 / (height - 80) * (s == sy ? 1 : sy / s)
+        // Scale bar: a round length near a fifth of the width (s pixels per degree of latitude).
+        let metresPerPixel = 111_320 / s
         let target = metresPerPixel * (width / 5)
         let pow10 = pow(10, floor(log10(target)))
         let nice = [1.0, 2, 5].map { $0 * pow10 }.last { $0 <= target } ?? pow10

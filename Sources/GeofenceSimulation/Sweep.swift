@@ -156,9 +156,9 @@ public struct Sweep: Sendable {
         out += "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
         out += "<text x=\"\(f(left))\" y=\"26\" font-size=\"15\">\(esc(title))</text>\n"
         let verdict = baselinesBeatingOurs.isEmpty ? "no baseline configuration beats one of ours on both axes"
-            : "\(baselinesBeatingOurs.count) baseline configurations beat one of ours on both axes"
+            : "\(baselinesBeatingOurs.count) baseline configuration\(baselinesBeatingOurs.count == 1 ? "" : "s") beat\(baselinesBeatingOurs.count == 1 ? "s" : "") one of ours on both axes"
         let verdict2 = baselinesNotDominated.isEmpty ? "every baseline configuration is matched or beaten on both by one of ours"
-            : "\(baselinesNotDominated.count) baseline configurations not matched on both by one of ours"
+            : "\(baselinesNotDominated.count) baseline configuration\(baselinesNotDominated.count == 1 ? "" : "s") not matched on both by one of ours"
         out += "<text x=\"\(f(left))\" y=\"46\" font-size=\"11\" fill=\"#333\">\(esc(verdict)); \(esc(verdict2))</text>\n"
         out += "<rect x=\"\(f(left))\" y=\"\(f(top))\" width=\"\(f(plotRight - left))\" height=\"\(f(plotBottom - top))\" fill=\"none\" stroke=\"#444\"/>\n"
         // Log ticks at 1, 2, 5 × 10^n.

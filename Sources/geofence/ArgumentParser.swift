@@ -26,7 +26,8 @@ struct CommandSpec {
 
     var helpText: String {
         var s = "OVERVIEW: \(summary)\n\nUSAGE: geofence \(name) \(usage)\n\nOPTIONS:\n"
-        let all = options + [.flag("--help", "-h", help: "Show this help.")]
+        let all = options + (options.contains { $0.names[0] == "--quiet" } ? [] : [CommandSpec.quietOption])
+            + [.flag("--help", "-h", help: "Show this help.")]
         let rows = all.map { o -> (String, String) in
             var left = o.names.joined(separator: ", ")
             if let v = o.valueName { left += " <\(v)>" }
@@ -45,6 +46,11 @@ struct CommandSpec {
     }
 }
 
+extension CommandSpec {
+    /// `-q/--quiet`, accepted by every command (a command may list its own wording of it).
+    static let quietOption = OptionSpec.flag("--quiet", "-q", help: "No progress, summary or notes on stderr (errors still go there).")
+}
+
 struct Arguments {
     let command: String
     private(set) var values: [String: [String]] = [:]
@@ -54,7 +60,7 @@ struct Arguments {
     init(_ args: [String], spec: CommandSpec) throws(CommandError) {
         command = spec.name
         var lookup: [String: OptionSpec] = [:]
-        for o in spec.options { for n in o.names { lookup[n] = o } }
+        for o in spec.options + [CommandSpec.quietOption] where lookup[o.names[0]] == nil { for n in o.names { lookup[n] = o } }
         var i = 0
         while i < args.count {
             let a = args[i]

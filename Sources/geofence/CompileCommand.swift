@@ -32,7 +32,7 @@ enum CompileCommand {
         let circles = fences.reduce(0) { $0 + ($1.shape.isCircle ? 1 : 0) }
         var st = stat()
         let size = stat(output, &st) == 0 ? Int(st.st_size) : 0
-        print("\(output): \(fences.count) fences compiled (\(circles) circles, \(fences.count - circles) polygons), \(size) bytes")
+        print("\(output): \(counted(fences.count, "fence")) compiled (\(counted(circles, "circle")), \(counted(fences.count - circles, "polygon"))), \(counted(size, "byte"))")
         return 0
     }
 }

@@ -17,6 +17,17 @@ enum Console {
         if e != 0 { throw .library(.output(OutputError(path: "stdout", .write, errno: e))) }
     }
 
+    /// Set by `-q/--quiet`: `note` writes nothing and `showsProgress` is false.
+    nonisolated(unsafe) static var quiet = false
+
+    /// Whether progress lines go to stderr: it is a terminal and the command is not quiet.
+    static var showsProgress: Bool { !quiet && isatty(2) != 0 }
+
+    /// Writes a non-data message (a summary, a count, a note) to standard error, unless quiet.
+    static func note(_ text: String) {
+        if !quiet { err(text) }
+    }
+
     /// Writes `text` to standard error (a failure is remembered, see `stderrFailed`).
     static func err(_ text: String) {
         var t = text

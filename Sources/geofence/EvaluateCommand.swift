@@ -5,13 +5,15 @@ enum EvaluateCommand {
     static let spec = CommandSpec(
         name: "evaluate",
         summary: "Turn location logs into per-device enter/exit/dwell events (docs/evaluation.md).",
-        usage: "--fences <file> ... --log <file> [--log <file> ...] [-o <out>] [--format ndjson|csv] [--threads N] [--exit-margin M] [--dwell S] [--skip-invalid] [--state-in F] [--state-out F] [--memory-budget B]",
+        usage: "--fences <file> ... --log <file> [--log <file> ...] [-o <out>] [--format ndjson|csv|geojson|geojsonl] [--event-fields accuracy,duration] [--event-properties name,...] [--threads N] [--exit-margin M] [--dwell S] [--skip-invalid] [--state-in F] [--state-out F] [--memory-budget B]",
         options: [
             .value("--fences", "-f", name: "file", repeatable: true, help: fencesHelp),
             layerOption,
             .value("--log", "-l", name: "file", repeatable: true, help: "Location log: CSV, NDJSON or GPX, optionally .gz; '-' for stdin. Several logs are read as one, in order."),
             .value("--output", "-o", name: "file", help: "Write events here (temporary name, renamed on success); default stdout."),
-            .value("--format", name: "ndjson|csv", help: "Event format (default ndjson)."),
+            .value("--format", name: "ndjson|csv|geojson|geojsonl", help: "Event format (default ndjson); geojson: a FeatureCollection of Point features, geojsonl: one feature per line."),
+            .value("--event-fields", name: "list", help: "Optional fields to add: accuracy (the fix's, metres, when the log has one), duration (dwell and exit: seconds since the visit's enter)."),
+            .value("--event-properties", name: "list", help: "Fence properties to copy into every event as fence_<name>, e.g. name,kind."),
             .value("--threads", "-j", name: "n", help: "Worker threads, partitioned by device (default: all cores). Output is identical for any value."),
             .value("--exit-margin", name: "metres", help: "An exit needs the accuracy circle to clear the edge by this much (default 0)."),
             .value("--dwell", name: "seconds", help: "Dwell time for fences without their own 'dwell' property (default: none)."),
@@ -38,13 +40,14 @@ enum EvaluateCommand {
     static func run(_ args: Arguments) throws -> Int32 {
         let fencePaths = try args.requiredAll("--fences")
         let logs = try args.requiredAll("--log")
-        let format = EventWriter.Format(rawValue: try args.choice("--format", ["ndjson", "csv"], default: "ndjson"))!
+        let format = EventWriter.Format(rawValue: try args.choice("--format", EventWriter.Format.allCases.map(\.rawValue), default: "ndjson"))!
+        let fields = try eventFields(args.value("--event-fields"))
+        let propertyNames = try eventProperties(args.value("--event-properties"))
         let cores = ProcessInfo.processInfo.activeProcessorCount
         let threads = try args.int("--threads", default: cores, min: 1, max: 1024)!
         let margin = try args.double("--exit-margin", default: 0, min: 0, max: EvaluationSettings.maximumExitMargin)!
         let dwell = try args.double("--dwell", default: nil, min: 0, max: 1e9)
         let skipInvalid = args.flag("--skip-invalid")
-        let quiet = args.flag("--quiet")
         var options = LogReaderOptions()
         options.skipInvalid = skipInvalid
         try applyLogReadingOptions(args, to: &options)
@@ -63,7 +66,11 @@ enum EvaluateCommand {
         }
 
         let start = DispatchTime.now()
-        let engine = try Geofencer(contentsOf: fencePaths, crs: args.value("--crs"), layer: args.value("--layer"), skipInvalid: skipInvalid)
+        let engine = try loadFences(fencePaths, crs: args.value("--crs"), layer: args.value("--layer"), skipInvalid: skipInvalid,
+                                    command: "evaluate", keepingProperties: propertyNames, reportSkipped: false)
+        if let missing = engine.eventProperties?.missingNames, !missing.isEmpty, engine.compiled.index.count > 0 {
+            throw CommandError.usage("geofence evaluate: option '--event-properties': no fence has a property " + missing.map { "'\($0)'" }.joined(separator: ", "))
+        }
         let skippedFences = engine.skippedProblems
         let settings = EvaluationSettings(exitMargin: margin, dwell: dwell)
         let run = EvaluationRun(compiled: engine.compiled.withDefaultDwell(dwell), settings: settings, threads: threads)
@@ -77,7 +84,7 @@ enum EvaluateCommand {
         var summary = EvaluationSummary()
         summary.threads = threads
         summary.fences = engine.compiled.index.count
-        let progress = Progress(enabled: !quiet && isatty(2) != 0)
+        let progress = Progress(enabled: Console.showsProgress)
         let output = args.value("--output")
         let spill = EventSpill(prefix: spillPrefix(for: output))
         defer { spill.removeAll() }
@@ -100,28 +107,31 @@ enum EvaluateCommand {
             notices += logReadingNotices(reader)
         }
         progress.clear()
-        if !quiet { for n in notices { Console.err("geofence evaluate: \(n)\n") } }
+        for n in notices { Console.note("geofence evaluate: \(n)\n") }
 
         var sink = try FileSink(path: output)
         var staged: [AtomicFile.StagedFile] = []
         var text = ""
         do {
-            summary.events = try run.write(to: &sink, format: format, deviceName: { devices.name($0) }, spill: spill,
+            var writer = EventWriter(format: format, compiled: run.compiled)
+            writer.fields = fields
+            writer.properties = engine.eventProperties
+            summary.events = try run.write(to: &sink, writer: writer, deviceName: { devices.name($0) }, spill: spill,
                                            mergeBytes: max(1 << 20, budget / 2))
             if let stateOut { staged.append(try AtomicFile.stage(run.snapshot(devices: devices).encoded(), to: stateOut)) }
             summary.fixes = run.fixes
-            summary.devices = devices.count
+            summary.devices = run.devicesWithFixes
             summary.fenceSeconds = Double(loaded.uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
             summary.seconds = Double(DispatchTime.now().uptimeNanoseconds - loaded.uptimeNanoseconds) / 1e9
             text = "geofence evaluate: " + summary.text
             if !skippedFences.isEmpty {
                 let n = skippedFences.values.reduce(0, +)
-                text += "; skipped \(n) fence problem\(n == 1 ? "" : "s") (" + skippedFences.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.key.rawValue) \($0.value)" }.joined(separator: ", ") + ")"
+                text += "; skipped \(counted(n, "fence problem")) (" + skippedFences.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.key.rawValue) \($0.value)" }.joined(separator: ", ") + ")"
             }
             if let changes, !changes.isIdentity {
                 text += "; state fences: \(changes.removed.count) removed, \(changes.added.count) added, \(changes.changed.count) changed"
             }
-            if spill.spilledEvents > 0 { text += "; \(spill.spilledEvents) events spilled to \(spill.paths.count) temporary runs" }
+            if spill.spilledEvents > 0 { text += "; \(counted(spill.spilledEvents, "event")) spilled to \(counted(spill.paths.count, "temporary run"))" }
             if let s = args.value("--summary") {
                 var j = summary.json
                 if case .object(var o) = j {
@@ -145,8 +155,31 @@ enum EvaluateCommand {
             for f in staged { f.abandon() }
             throw error
         }
-        if !quiet { Console.err(text + "\n") }
+        Console.note(text + "\n")
         return 0
+    }
+
+    /// `--event-fields`: a comma-separated list of `accuracy`, `duration`.
+    static func eventFields(_ text: String?) throws -> EventWriter.Fields {
+        guard let text else { return [] }
+        var fields: EventWriter.Fields = []
+        for name in text.split(separator: ",", omittingEmptySubsequences: false).map({ $0.trimmingCharacters(in: .whitespaces) }) {
+            guard let f = EventWriter.Fields.names.first(where: { $0.0 == name })?.1 else {
+                throw CommandError.usage("geofence evaluate: option '--event-fields' takes " + EventWriter.Fields.names.map(\.0).joined(separator: ", ") + ", got '\(name)'")
+            }
+            fields.insert(f)
+        }
+        return fields
+    }
+
+    /// `--event-properties`: comma-separated property names, none empty or repeated.
+    static func eventProperties(_ text: String?) throws -> [String] {
+        guard let text else { return [] }
+        let names = text.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+        guard !names.contains(""), Set(names).count == names.count else {
+            throw CommandError.usage("geofence evaluate: option '--event-properties' expects distinct property names separated by commas, got '\(text)'")
+        }
+        return names
     }
 
     /// `--memory-budget`: bytes, or a number with K, M or G (powers of 1024, optional B).
@@ -217,7 +250,7 @@ final class Progress {
         last = now
         let secs = Double(now.uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
         let rate = secs > 0 ? Double(fixes) / secs : 0
-        var line = "\r\(file): \(fixes) fixes, \(Int(rate)) fixes/s"
+        var line = "\r\(file): \(counted(fixes, "fix", "fixes")), \(Int(rate)) fixes/s"
         if let total, total > 0 {
             let f = Double(bytes) / Double(total)
             line += String(format: ", %.1f%% of %.1f MB", f * 100, Double(total) / 1e6)

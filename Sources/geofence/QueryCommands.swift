@@ -64,15 +64,20 @@ enum NearestCommand {
     }
 }
 
-/// Loads, checks and compiles fences for a command; skipped counts go to stderr.
-func loadFences(_ paths: [String], crs: String?, layer: String?, skipInvalid: Bool, command: String) throws -> Geofencer {
-    let engine = try Geofencer(contentsOf: paths, crs: crs, layer: layer, skipInvalid: skipInvalid)
+/// Loads, checks and compiles fences for a command, with a progress line on a terminal;
+/// skipped counts go to stderr unless `reportSkipped` is false (the caller words them).
+func loadFences(_ paths: [String], crs: String?, layer: String?, skipInvalid: Bool, command: String,
+                keepingProperties names: [String] = [], reportSkipped: Bool = true) throws -> Geofencer {
+    let progress = PhaseProgress(command: command)
+    defer { progress.finish() }
+    let engine = try Geofencer(contentsOf: paths, crs: crs, layer: layer, skipInvalid: skipInvalid, keepingProperties: names,
+                               progress: progress.phase)
     let skipped = engine.skippedProblems
-    if !skipped.isEmpty {
+    if !skipped.isEmpty && reportSkipped {
         let total = skipped.values.reduce(0, +)
-        var line = "geofence \(command): skipped \(total) fence problem\(total == 1 ? "" : "s"):"
+        var line = "geofence \(command): skipped \(counted(total, "fence problem")):"
         for (kind, n) in skipped.sorted(by: { $0.key.rawValue < $1.key.rawValue }) { line += " \(kind.rawValue) \(n);" }
-        Console.err((String(line.dropLast()) + "\n"))
+        Console.note(String(line.dropLast()) + "\n")
     }
     return engine
 }

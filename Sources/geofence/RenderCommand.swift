@@ -37,7 +37,7 @@ enum RenderCommand {
         for path in logs {
             let reader = try LogReader(path: path, options: options, devices: devices)
             fixes += try reader.readAll()
-            for n in logReadingNotices(reader) { Console.err("geofence render: \(n)\n") }
+            for n in logReadingNotices(reader) { Console.note("geofence render: \(n)\n") }
         }
         guard devices.count > 0 else { throw CommandError.data("\(logs[0]): the log has no fixes") }
         let device: Int32
@@ -59,7 +59,7 @@ enum RenderCommand {
             + "\(counts.matchedEnter + counts.matchedExit)/\(counts.truthEnter + counts.truthExit) events caught"
         let svg = SVGRenderer().render(fences: fences, circles: circles, fixes: mine, truth: truth, detected: detected, plans: plans, title: title)
         try AtomicFile.write(svg, to: output)
-        Console.err("geofence render: \(title); wrote \(output)\n")
+        Console.note("geofence render: \(title); wrote \(output)\n")
         return 0
     }
 }

@@ -45,35 +45,49 @@ enum SimulateCommand {
         options.skipInvalid = skipInvalid
         try applyLogReadingOptions(args, to: &options)
 
+        let tuning = try strategyTuning(args)
+        let sweepPath = args.value("--sweep")
+        if let p = sweepPath, !p.hasSuffix(".svg") { throw CommandError.usage("geofence simulate: --sweep wants an .svg path, got '\(p)'") }
+        // One progress line on a terminal, phase by phase (the replay of a large log takes a while).
+        let progress = PhaseProgress(command: "simulate")
+        defer { progress.finish() }
+        progress.phase(Geofencer.readingPhase(fencePaths))
         let set = try FenceSet.load(paths: fencePaths, crs: args.value("--crs"), layer: args.value("--layer"))
         let (fences, _) = try set.usable(skipInvalid: skipInvalid)
+        progress.phase("indexing \(counted(fences.count, "fence"))")
         let compiled = try CompiledFences(fences)
+        progress.phase("enclosing circles of \(counted(fences.count, "fence"))")
         let circles = try Simulator.osCircles(fences)
         let devices = DeviceTable()
         var fixes: [Fix] = []
         for path in logs {
+            progress.phase("reading \((path as NSString).lastPathComponent)")
             let reader = try LogReader(path: path, options: options, devices: devices)
             fixes += try reader.readAll()
-            for n in logReadingNotices(reader) { Console.err("geofence simulate: \(n)\n") }
+            for n in logReadingNotices(reader) { Console.note("geofence simulate: \(n)\n") }
         }
-        let tuning = try strategyTuning(args)
-        let sweepPath = args.value("--sweep")
-        if let p = sweepPath, !p.hasSuffix(".svg") { throw CommandError.usage("geofence simulate: --sweep wants an .svg path, got '\(p)'") }
+        // Devices with at least one fix (an id seen only on skipped rows is not a device here).
+        var hasFix = [Bool](repeating: false, count: devices.count)
+        for f in fixes { hasFix[Int(f.device)] = true }
+        let deviceCount = hasFix.reduce(0) { $0 + ($1 ? 1 : 0) }
+        progress.phase("ground truth: evaluating \(counted(fixes.count, "fix", "fixes"))")
         let prepared = Simulator.prepare(compiled: compiled, fixes: fixes, devices: devices.count, threads: threads)
+        progress.phase("replaying \(counted(strategies.count, "strategy", "strategies")) over \(counted(deviceCount, "device"))")
         let report = Simulator.simulate(compiled: compiled, circles: circles, os: os, strategies: strategies,
                                         clusters: !args.flag("--no-clusters"), prepared: prepared, deviceNames: devices.names,
                                         threads: threads, tuning: tuning)
-        var header = "geofence simulate: \(fixes.count) fixes, \(devices.count) devices, \(fences.count) fences; OS: \(os.slots) slots, min radius \(Int(os.minRadius)) m, max radius \(Int(os.maxRadius)) m, delay \(Int(os.delay)) s, exit distance \(Int(os.exitDistance)) m\n"
+        var header = "geofence simulate: \(counted(fixes.count, "fix", "fixes")), \(counted(deviceCount, "device")), \(counted(fences.count, "fence")); OS: \(os.slots) slots, min radius \(Int(os.minRadius)) m, max radius \(Int(os.maxRadius)) m, delay \(Int(os.delay)) s, exit distance \(Int(os.exitDistance)) m\n"
         header += report.table
         var json = report.json
         // The chart, the report and the events are staged and committed together after the
         // table is printed (docs/errors.md#outputs).
         try StagedOutputs.commitTogether { outputs in
             if let chart = sweepPath {
+                progress.phase("sweeping the strategies' parameters")
                 let sweep = Sweep.run(compiled: compiled, circles: circles, os: os, clusters: !args.flag("--no-clusters"), prepared: prepared,
                                       deviceNames: devices.names, threads: threads)
                 header += "\nsweep (recall = matched enter and exit / ground truth):\n" + sweep.table
-                let title = "\(logs.map { ($0 as NSString).lastPathComponent }.joined(separator: ", ")): \(devices.count) devices, \(fences.count) fences; OS \(os.slots) slots, delay \(Int(os.delay)) s, exit \(Int(os.exitDistance)) m, min radius \(Int(os.minRadius)) m"
+                let title = "\(logs.map { ($0 as NSString).lastPathComponent }.joined(separator: ", ")): \(counted(deviceCount, "device")), \(counted(fences.count, "fence")); OS \(os.slots) slots, delay \(Int(os.delay)) s, exit \(Int(os.exitDistance)) m, min radius \(Int(os.minRadius)) m"
                 try outputs.stage(sweep.svg(title: title), to: chart)
                 if case .object(var o) = json { o.append(("sweep", sweep.json)); json = .object(o) }
             }
@@ -91,6 +105,7 @@ enum SimulateCommand {
                 }
                 try outputs.stage(text, to: e)
             }
+            progress.finish()
             try Console.out(header)
         }
         return 0

@@ -121,8 +121,8 @@ enum SubsetCommand {
         }
         if !args.flag("--quiet") {
             let line = slots.isEmpty
-                ? "geofence subset: no fence matches (\(label)) among \(fences.count); the output is empty"
-                : "geofence subset: \(slots.count) of \(fences.count) fences (\(label))"
+                ? "geofence subset: no fence matches (\(label)) among \(counted(fences.count, "fence")); the output is empty"
+                : "geofence subset: \(slots.count) of \(counted(fences.count, "fence")) (\(label))"
             Console.err((line + "\n"))
         }
         return 0
@@ -167,10 +167,10 @@ enum SubsetCommand {
         }
 
         if range.count > tileLimit && !args.flag("--force") {
-            throw CommandError.usage("geofence subset: zoom \(zoom) over \(area == nil ? "the world" : "this area") is \(range.count) tiles, more than \(tileLimit); narrow it with --bbox or a lower zoom, or pass --force")
+            throw CommandError.usage("geofence subset: zoom \(zoom) over \(area == nil ? "the world" : "this area") is \(counted(range.count, "tile")), more than \(tileLimit); narrow it with --bbox or a lower zoom, or pass --force")
         }
         if !args.flag("--quiet") && isatty(2) != 0 {
-            Console.err("geofence subset: \(range.count) tiles to consider at zoom \(zoom)\n")
+            Console.err("geofence subset: \(counted(range.count, "tile")) to consider at zoom \(zoom)\n")
         }
         let compiled = try loadFences(paths, crs: args.value("--crs"), layer: args.value("--layer"), skipInvalid: args.flag("--skip-invalid"), command: "subset").compiled
         let bundler = TileBundler(compiled: compiled, k: k, reach: reach, split: split ?? TileBundler.defaultSplit)
@@ -182,8 +182,8 @@ enum SubsetCommand {
         if progress != nil { Console.err("\r\u{1B}[K") }
         if !quiet {
             let s = report.bundleSizes
-            var line = "geofence subset: zoom \(zoom), k \(k): \(report.written) of \(report.considered) tiles written"
-            line += " (\(report.omitted) omitted: no fence within \(number(reach)) m), \(report.bytes) bytes"
+            var line = "geofence subset: zoom \(zoom), k \(k): \(report.written) of \(counted(report.considered, "tile")) written"
+            line += " (\(report.omitted) omitted: no fence within \(number(reach)) m), \(counted(report.bytes, "byte"))"
             if report.written > 0 {
                 line += String(format: "; fences per tile mean %.1f (%.2f k), p50 %d, p90 %d, max %d", s.mean, s.mean / Double(k), s.p50, s.p90, s.max)
             } else {
@@ -237,6 +237,6 @@ enum SubsetCommand {
             return 0
         }
         let shown = problems.prefix(20).map { "  \(dir)/\($0)" }.joined(separator: "\n")
-        throw CommandError.data("\(dir): \(problems.count) tile\(problems.count == 1 ? "" : "s") do not match the manifest:\n\(shown)\(problems.count > 20 ? "\n  ..." : "")")
+        throw CommandError.data("\(dir): \(counted(problems.count, "tile")) \(problems.count == 1 ? "does" : "do") not match the manifest:\n\(shown)\(problems.count > 20 ? "\n  ..." : "")")
     }
 }

@@ -43,11 +43,12 @@ enum ValidateCommand {
         for file in listed {
             let fs = set.fences.filter { $0.source.file == file }
             let circles = fs.filter { $0.shape.isCircle }.count
-            out += "\(file): \(fs.count) fences read (\(circles) circles, \(fs.count - circles) polygons)\n"
+            out += "\(file): " + RecordCount(file: file, set: set).text + ": \(counted(fs.count, "fence"))"
+                + " (\(counted(circles, "circle")), \(counted(fs.count - circles, "polygon")))\n"
         }
         let problemFences = Set(set.problems.compactMap { $0.fenceID }).count
-        out += "total: \(set.fences.count) fences, \(set.problems.count) problem\(set.problems.count == 1 ? "" : "s")"
-        out += set.problems.isEmpty ? "\n" : " (\(problemFences) fence\(problemFences == 1 ? "" : "s") affected)\n"
+        out += "total: \(counted(set.fences.count, "fence")), \(counted(set.problems.count, "problem"))"
+        out += set.problems.isEmpty ? "\n" : " (\(counted(problemFences, "fence")) affected)\n"
         if !set.problems.isEmpty {
             var byKind: [FenceProblem.Kind: Int] = [:]
             for p in set.problems { byKind[p.kind, default: 0] += 1 }
@@ -82,10 +83,10 @@ enum ValidateCommand {
                     } else {
                         try outputs.stage(FenceWriter.geoJSON(r.fences), to: output)
                     }
-                    out += "\nrepair: \(r.repaired.count) fence\(r.repaired.count == 1 ? "" : "s") repaired, \(r.fences.count) written to \(output)\n"
+                    out += "\nrepair: \(counted(r.repaired.count, "fence")) repaired, \(r.fences.count) written to \(output)\n"
                     status = 0
                 } else {
-                    out += "\nrepair: \(r.unrepairable.count) problem\(r.unrepairable.count == 1 ? "" : "s") cannot be repaired; nothing written:\n"
+                    out += "\nrepair: \(counted(r.unrepairable.count, "problem")) cannot be repaired; nothing written:\n"
                     for p in r.unrepairable { out += "  \(p)\n" }
                     status = 65
                 }

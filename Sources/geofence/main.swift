@@ -72,6 +72,7 @@ do {
         print(cmd.spec.helpText, terminator: "")
         exit(0)
     }
+    Console.quiet = args.flag("--quiet")
     let status = try cmd.run(args)
     // A summary or warning that could not reach stderr: the run did not fully succeed.
     exit(status == 0 && Console.stderrFailed ? 74 : status)

@@ -133,7 +133,7 @@ final class GDALRoundTripTests: XCTestCase {
                 }
                 XCTAssertEqual(try events([path], log: Self.log(for: source)), originalEvents, "\(source) as \(format.ext): events differ")
                 let v = try CLI.run(["validate", "--fences", path])
-                XCTAssertTrue(v.stdout.contains("\(path): \(ours.fences.count) fences read"), v.stdout)
+                XCTAssertTrue(v.stdout.contains(" read: \(ours.fences.count) fences ("), "\(path): \(v.stdout)")
             }
         }
     }

@@ -44,7 +44,7 @@ final class SubsetCommandTests: XCTestCase {
         let r = try CLI.run(["subset", "-f", CLI.data("airports.csv"), "--bbox", "-30,-50,-29,-49", "-o", out])
         XCTAssertEqual(r.status, 0)
         XCTAssertEqual(r.stdout, "")
-        XCTAssertEqual(r.stderr, "geofence subset: no fence matches (bbox -30,-50,-29,-49, intersects) among 28298; the output is empty\n")
+        XCTAssertEqual(r.stderr, "geofence subset: no fence matches (bbox -30,-50,-29,-49, intersects) among 28298 fences; the output is empty\n")
         XCTAssertEqual(try String(contentsOfFile: out, encoding: .utf8), "{\"type\":\"FeatureCollection\",\"features\":[\n]}\n")
     }
 

@@ -50,7 +50,7 @@ final class ValidateCommandTests: XCTestCase {
         let p = CLI.fixture("bad/bowtie.geojson")
         let r = try CLI.run(["validate", "--fences", p])
         XCTAssertEqual(r.status, 65)
-        XCTAssertTrue(r.stdout.contains("\(p): 2 fences read (0 circles, 2 polygons)"), r.stdout)
+        XCTAssertTrue(r.stdout.contains("\(p): 2 features read: 2 fences (0 circles, 2 polygons)"), r.stdout)
         XCTAssertTrue(r.stdout.contains("  \(p): feature 1 (id \"bowtie\"): invalid polygon: Self-intersection[1 1] [repairable]"), r.stdout)
         let out = CLI.tempPath("repaired.geojson")
         defer { try? FileManager.default.removeItem(atPath: out) }

@@ -8,7 +8,7 @@ final class ValidateRealDataTests: XCTestCase {
         let p = CLI.data("airports.csv")
         let r = try CLI.run(["validate", "--fences", p])
         XCTAssertEqual(r.status, 0, r.stderr)
-        XCTAssertTrue(r.stdout.hasPrefix("\(p): 28298 fences read (28298 circles, 0 polygons)\ntotal: 28298 fences, 0 problems\n"), r.stdout)
+        XCTAssertTrue(r.stdout.hasPrefix("\(p): 28298 rows read: 28298 fences (28298 circles, 0 polygons)\ntotal: 28298 fences, 0 problems\n"), r.stdout)
         XCTAssertTrue(r.stdout.contains("phone warnings: 5\n  radius under the reliable minimum: 5\n"), r.stdout)
         for id in ["BGSG", "KHLR", "KMUI", "RK5M", "YRSH"] {
             XCTAssertTrue(r.stdout.contains("(id \"\(id)\"): radius 60 m is under 100 m; iOS fires unreliably for small regions"), id)
@@ -40,7 +40,7 @@ final class ValidateRealDataTests: XCTestCase {
         let p = CLI.data("us_counties_va_nc.geojson")
         let r = try CLI.run(["validate", "--fences", p, "--fences", CLI.data("ports.csv")])
         XCTAssertEqual(r.status, 0)
-        XCTAssertTrue(r.stdout.contains("\(p): 234 fences read (0 circles, 234 polygons)\n"), r.stdout)
+        XCTAssertTrue(r.stdout.contains("\(p): 234 features read: 234 fences (0 circles, 234 polygons)\n"), r.stdout)
         XCTAssertTrue(r.stdout.contains("total: 3930 fences, 0 problems\n"), r.stdout)
     }
 
