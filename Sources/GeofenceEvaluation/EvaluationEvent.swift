@@ -33,6 +33,9 @@ public struct EvaluationEvent: Sendable, Hashable {
     public var type: EventType
     /// First determination of the device's state for this fence (`enter` only).
     public var initial: Bool
+    /// The UTC offset the log wrote the fix's time with, minutes east (``Fix/offset``); in
+    /// what would otherwise be padding.
+    public var offset: Int16 = 0
     /// The fix's horizontal accuracy, metres (0: the log has none); single precision, in
     /// what would otherwise be padding.
     public var accuracy: Float
@@ -48,8 +51,9 @@ public struct EvaluationEvent: Sendable, Hashable {
 
     /// An event with every field given.
     public init(device: Int32, fence: Int32, type: EventType, initial: Bool, time: Double, lat: Double, lon: Double,
-                accuracy: Float = 0, duration: Double = .nan) {
+                accuracy: Float = 0, duration: Double = .nan, offset: Int16 = 0) {
         self.device = device; self.fence = fence; self.type = type; self.initial = initial
+        self.offset = offset
         self.accuracy = accuracy
         self.time = time; self.lat = lat; self.lon = lon; self.duration = duration
     }
@@ -57,12 +61,13 @@ public struct EvaluationEvent: Sendable, Hashable {
     /// Equal when every field is, durations compared bit for bit (NaN equals NaN).
     public static func == (a: EvaluationEvent, b: EvaluationEvent) -> Bool {
         a.device == b.device && a.fence == b.fence && a.type == b.type && a.initial == b.initial && a.accuracy == b.accuracy
+            && a.offset == b.offset
             && a.time == b.time && a.lat == b.lat && a.lon == b.lon && a.duration.bitPattern == b.duration.bitPattern
     }
 
     /// Hashes what `==` compares.
     public func hash(into h: inout Hasher) {
-        h.combine(device); h.combine(fence); h.combine(type); h.combine(initial); h.combine(accuracy)
+        h.combine(device); h.combine(fence); h.combine(type); h.combine(initial); h.combine(accuracy); h.combine(offset)
         h.combine(time); h.combine(lat); h.combine(lon); h.combine(duration.bitPattern)
     }
 }
@@ -89,10 +94,13 @@ public struct Event: Sendable, Hashable {
     public var accuracy: Double?
     /// For `dwell` and `exit`: seconds since the fix that started the visit; nil for `enter`.
     public var duration: Double?
+    /// The UTC offset the log wrote the fix's time with, minutes east (0: UTC).
+    public var offset: Int16
 
     /// An event with every field given.
     public init(device: String, fence: String, type: EventType, initial: Bool, time: Double, lat: Double, lon: Double, note: String? = nil,
-                accuracy: Double? = nil, duration: Double? = nil) {
+                accuracy: Double? = nil, duration: Double? = nil, offset: Int16 = 0) {
+        self.offset = offset
         self.device = device; self.fence = fence; self.type = type; self.initial = initial
         self.time = time; self.lat = lat; self.lon = lon; self.note = note
         self.accuracy = accuracy; self.duration = duration
@@ -102,7 +110,7 @@ public struct Event: Sendable, Hashable {
     /// duration to the millisecond.
     public init(_ e: EvaluationEvent, device: String, fence: String, note: String?) {
         self.init(device: device, fence: fence, type: e.type, initial: e.initial, time: e.time, lat: e.lat, lon: e.lon, note: note,
-                  accuracy: EvaluationEvent.accuracyValue(e.accuracy), duration: EvaluationEvent.durationValue(e.duration))
+                  accuracy: EvaluationEvent.accuracyValue(e.accuracy), duration: EvaluationEvent.durationValue(e.duration), offset: e.offset)
     }
 }
 

@@ -362,7 +362,7 @@ public final class EvaluationRun {
                 answers.withUnsafeBufferPointer { a in
                     for i in 0..<n {
                         let f = b[i], x = a[i]
-                        ev.apply(device: f.device, time: f.time, lat: f.lat, lon: f.lon, accuracy: f.accuracy,
+                        ev.apply(device: f.device, time: f.time, lat: f.lat, lon: f.lon, accuracy: f.accuracy, offset: f.offset,
                                  candidates: UnsafeBufferPointer(rebasing: r[Int(x.start)..<Int(x.start + x.count)]),
                                  state: &t[Int(f.device)])
                     }
@@ -433,7 +433,7 @@ public final class EvaluationRun {
                                                 for j in Int(o[g])..<Int(o[g + 1]) {
                                                     let i = Int(p[j])
                                                     let f = fixes.base[i], x = where_.base[i]
-                                                    ev.apply(device: f.device, time: f.time, lat: f.lat, lon: f.lon, accuracy: f.accuracy,
+                                                    ev.apply(device: f.device, time: f.time, lat: f.lat, lon: f.lon, accuracy: f.accuracy, offset: f.offset,
                                                              candidates: UnsafeBufferPointer(start: results[Int(x.worker)].base.map { $0 + Int(x.start) }, count: Int(x.count)),
                                                              state: &t[Int(f.device) >> shift])
                                                 }

@@ -65,8 +65,8 @@ public struct Evaluator: Sendable {
     /// - Complexity: O(k + m) for k candidate fences and m fences the device is in, up to 16;
     ///   O((k + m) log m) beyond.
     @inline(__always)
-    func apply(device: Int32, time: Double, lat: Double, lon: Double, accuracy: Double, candidates: UnsafeBufferPointer<FenceClassification>,
-               state s: inout DeviceTracker) {
+    func apply(device: Int32, time: Double, lat: Double, lon: Double, accuracy: Double, offset: Int16 = 0,
+               candidates: UnsafeBufferPointer<FenceClassification>, state s: inout DeviceTracker) {
         let first = !s.started
         s.started = true
         // A device continuing from a state over changed fences: this fix is the first
@@ -78,7 +78,7 @@ public struct Evaluator: Sendable {
         s.stamp &+= 1
         let stamp = s.stamp
         let eventStart = s.events.count
-        let fix = EventFix(device: device, time: time, lat: lat, lon: lon, accuracy: Float(accuracy))
+        let fix = EventFix(device: device, time: time, lat: lat, lon: lon, accuracy: Float(accuracy), offset: offset)
         // A device in many fences at once (overlapping fences, a shared centre): its entries
         // are sorted by slot once and searched by bisection, so a fix costs O(k log m), not
         // O(k·m). Entries appended below are never searched (each fence is a candidate once).
@@ -191,7 +191,7 @@ public struct Evaluator: Sendable {
             s.consumed.append(fence)
         }
         s.events.append(EvaluationEvent(device: fix.device, fence: fence, type: type, initial: initial, time: fix.time, lat: fix.lat,
-                                        lon: fix.lon, accuracy: fix.accuracy, duration: duration))
+                                        lon: fix.lon, accuracy: fix.accuracy, duration: duration, offset: fix.offset))
     }
 }
 
@@ -202,4 +202,5 @@ struct EventFix {
     var lat: Double
     var lon: Double
     var accuracy: Float
+    var offset: Int16
 }

@@ -39,6 +39,9 @@ public struct EventWriter {
     public let format: Format
     /// Optional fields written.
     public var fields: Fields = []
+    /// Times written with the UTC offset the log gave them (`--time-zone keep`:
+    /// `2020-06-04T16:11:37+02:00`); false (default) writes UTC with `Z`.
+    public var keepOffset = false
     /// Chosen fence properties, written as `fence_<name>` (nil: none).
     public var properties: FenceProperties? = nil
     let fenceID: (Int32) -> String
@@ -107,7 +110,7 @@ public struct EventWriter {
             JSONWriter.writeString(e.device, to: &out)
             out += ",\"fence\":"
             JSONWriter.writeString(e.fence, to: &out)
-            out += ",\"type\":\"\(e.type.name)\",\"time\":\"\(Self.iso8601(e.time))\""
+            out += ",\"type\":\"\(e.type.name)\",\"time\":\"\(time(e))\""
             if format == .ndjson { out += ",\"lat\":\(Self.number(e.lat)),\"lon\":\(Self.number(e.lon))" }
             if e.initial { out += ",\"initial\":true" }
             if let note = e.note {
@@ -127,7 +130,7 @@ public struct EventWriter {
             }
             out += format == .ndjson ? "}\n" : format == .geojson ? "}}" : "}}\n"
         case .csv:
-            out += Self.csvField(e.device) + "," + Self.csvField(e.fence) + "," + e.type.name + "," + Self.iso8601(e.time) + ","
+            out += Self.csvField(e.device) + "," + Self.csvField(e.fence) + "," + e.type.name + "," + time(e) + ","
             out += Self.number(e.lat) + "," + Self.number(e.lon) + "," + (e.initial ? "true" : "false") + "," + Self.csvField(e.note ?? "")
             if fields.contains(.accuracy) { out += "," + (accuracy.map(Self.number) ?? "") }
             if fields.contains(.duration) { out += "," + (duration.map(Self.number) ?? "") }
@@ -142,6 +145,24 @@ public struct EventWriter {
     }
 
     static func csvField(_ s: String) -> String { CSVField.encode(s) }
+
+    /// An event's time as written: UTC, or with its offset under ``keepOffset``.
+    func time(_ e: Event) -> String {
+        keepOffset && e.offset != 0 ? Self.iso8601(e.time, offset: e.offset) : Self.iso8601(e.time)
+    }
+
+    /// `2020-06-04T16:11:37+02:00`: the local time at `offset` minutes east of UTC, then the
+    /// offset (`Z` for 0). Same precondition as ``iso8601(_:)``.
+    public static func iso8601(_ t: Double, offset: Int16) -> String {
+        guard offset != 0 else { return iso8601(t) }
+        let local = t + Double(offset) * 60
+        guard local >= LogTime.earliest && local <= LogTime.latest else { return iso8601(t) }
+        var text = iso8601(local)
+        text.removeLast()                                            // the Z
+        let m = Int(offset.magnitude)
+        func two(_ v: Int) -> String { v < 10 ? "0\(v)" : "\(v)" }
+        return text + (offset < 0 ? "-" : "+") + two(m / 60) + ":" + two(m % 60)
+    }
 
 
     /// Shortest round-trip decimal text of a coordinate.

@@ -30,17 +30,24 @@ public enum LogTime {
     /// - Complexity: O(n).
     @inline(__always)
     static func parseKind(_ p: UnsafePointer<UInt8>, _ n: Int) -> (Double, Bool)? {
-        if n >= 10 && p[4] == UInt8(ascii: "-") { return parseISO(p, n).map { ($0, false) } }
+        parseZoned(p, n).map { ($0.0, $0.1) }
+    }
+
+    /// As ``parseKind(_:_:)``, with the UTC offset written (minutes east; 0 for `Z`, no zone
+    /// and numbers).
+    @inline(__always)
+    static func parseZoned(_ p: UnsafePointer<UInt8>, _ n: Int) -> (Double, Bool, Int16)? {
+        if n >= 10 && p[4] == UInt8(ascii: "-") { return parseISOZoned(p, n).map { ($0.0, false, $0.1) } }
         if n >= 13 && n <= 40 && (p[8] == UInt8(ascii: "T") || p[8] == UInt8(ascii: "t")) {
-            if let v = parseBasic(p, n) { return (v, false) }
+            if let v = parseBasic(p, n) { return (v.0, false, v.1) }
         }
-        return DecimalParser.parse(p, n).map { ($0, true) }
+        return DecimalParser.parse(p, n).map { ($0, true, 0) }
     }
 
     /// ISO 8601 basic format: `YYYYMMDD` + `T` + `hhmm[ss[.fraction]]` + an optional zone (`Z`,
     /// `±hh`, `±hhmm`, `±hh:mm`). Rewritten to the extended form and parsed as that. (A date
     /// alone in basic form is not read: `20240501` is a number.)
-    static func parseBasic(_ p: UnsafePointer<UInt8>, _ n: Int) -> Double? {
+    static func parseBasic(_ p: UnsafePointer<UInt8>, _ n: Int) -> (Double, Int16)? {
         func digits(_ from: Int, _ count: Int) -> Bool {
             from + count <= n && (from..<from + count).allSatisfy { p[$0] &- UInt8(ascii: "0") <= 9 }
         }
@@ -54,7 +61,7 @@ public enum LogTime {
             i = 15
         }
         while i < n { text.append(p[i]); i += 1 }
-        return parseISO(text, text.count)
+        return parseISOZoned(text, text.count)
     }
 
     /// Parses a time given as a Swift string (tests, command-line arguments): Unix seconds, UTC.
@@ -75,12 +82,17 @@ public enum LogTime {
     }
 
     static func parseISO(_ p: UnsafePointer<UInt8>, _ n: Int) -> Double? {
+        parseISOZoned(p, n)?.0
+    }
+
+    /// An ISO 8601 extended date-time and its UTC offset in minutes east (0 without one).
+    static func parseISOZoned(_ p: UnsafePointer<UInt8>, _ n: Int) -> (Double, Int16)? {
         // YYYY-MM-DD
         guard n >= 10, let y1 = twoDigits(p, 0), let y2 = twoDigits(p, 2), p[4] == UInt8(ascii: "-"),
               let month = twoDigits(p, 5), p[7] == UInt8(ascii: "-"), let day = twoDigits(p, 8) else { return nil }
         let year = y1 * 100 + y2
         guard month >= 1, month <= 12, day >= 1, day <= daysInMonth(year, month) else { return nil }
-        if n == 10 { return Double(daysFromCivil(year, month, day) * 86_400) }   // a date alone: midnight UTC
+        if n == 10 { return (Double(daysFromCivil(year, month, day) * 86_400), 0) }   // a date alone: midnight UTC
         guard n >= 16 else { return nil }
         let sep = p[10]
         guard sep == UInt8(ascii: "T") || sep == UInt8(ascii: "t") || sep == UInt8(ascii: " ") else { return nil }
@@ -128,8 +140,9 @@ public enum LogTime {
         }
         guard i == n else { return nil }
         let seconds = daysFromCivil(year, month, day) * 86_400 + hour * 3_600 + minute * 60 + second - offset
-        if fracEnd == fracStart { return Double(seconds) }
-        return combine(seconds, p + fracStart, fracEnd - fracStart)
+        let minutes = Int16(offset / 60)
+        if fracEnd == fracStart { return (Double(seconds), minutes) }
+        return combine(seconds, p + fracStart, fracEnd - fracStart).map { ($0, minutes) }
     }
 
     /// `seconds + 0.fraction`, correctly rounded: exact integer arithmetic then one division

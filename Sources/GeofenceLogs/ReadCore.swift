@@ -33,6 +33,8 @@ struct ReadCore {
     var firstNumericTime: Double? = nil
     /// The times accepted.
     var timeRange: TimeRange = .plausible
+    /// The UTC offset (minutes east) of the last time read, given to the fix ``accept(_:line:_:_:)`` takes.
+    var lastOffset: Int16 = 0
     /// GPX waypoints without `<time>`: points of interest, not fixes; counted, not errors.
     var untimedWaypoints = 0
     var skipped: [SkipReason: Int] = [:]
@@ -174,8 +176,9 @@ struct ReadCore {
     /// or nil after reporting.
     @inline(__always)
     mutating func time(_ p: UnsafePointer<UInt8>, _ n: Int, line: Int) throws(GeofenceError) -> Double? {
-        if let (v, numeric) = LogTime.parseKind(p, n) {
+        if let (v, numeric, offset) = LogTime.parseZoned(p, n) {
             let t = numeric ? seconds(v) : v
+            lastOffset = offset
             if t >= timeRange.earliest && t <= timeRange.latest { return t }
         }
         try badTime(p, n, line: line)
@@ -229,6 +232,8 @@ struct ReadCore {
     /// with another position is accepted (it is not a duplicate).
     @inline(__always)
     mutating func accept(_ fix: Fix, line: Int, _ devices: inout DeviceState, _ batch: inout [Fix]) throws(GeofenceError) {
+        var fix = fix
+        fix.offset = lastOffset
         let d = Int(fix.device)
         let last = devices.last[d]
         if fix.time > last.time || (fix.time == last.time && (fix.lat != last.lat || fix.lon != last.lon)) {

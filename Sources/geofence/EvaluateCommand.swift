@@ -11,6 +11,7 @@ enum EvaluateCommand {
             layerOption,
             .value("--log", "-l", name: "file", repeatable: true, help: "Location log: CSV, NDJSON or GPX, optionally .gz; '-' for stdin. Several logs are read as one, in order."),
             .value("--output", "-o", name: "file", help: "Write events here (temporary name, renamed on success); default stdout."),
+            .value("--time-zone", name: "utc|keep", help: "Event times in UTC with Z (default), or 'keep': with the offset the log wrote each fix's time with."),
             .value("--format", name: "ndjson|csv|geojson|geojsonl", help: "Event format (default ndjson); geojson: a FeatureCollection of Point features, geojsonl: one feature per line."),
             .value("--event-fields", name: "list", help: "Optional fields to add: accuracy (the fix's, metres, when the log has one), duration (dwell and exit: seconds since the visit's enter)."),
             .value("--event-properties", name: "list", help: "Fence properties to copy into every event as fence_<name>, e.g. name,kind."),
@@ -48,6 +49,7 @@ enum EvaluateCommand {
         let margin = try args.double("--exit-margin", default: 0, min: 0, max: EvaluationSettings.maximumExitMargin)!
         let dwell = try args.double("--dwell", default: nil, min: 0, max: 1e9)
         let skipInvalid = args.flag("--skip-invalid")
+        let keepOffset = try args.choice("--time-zone", ["utc", "keep"], default: "utc") == "keep"
         var options = LogReaderOptions()
         options.skipInvalid = skipInvalid
         try applyLogReadingOptions(args, to: &options)
@@ -115,6 +117,7 @@ enum EvaluateCommand {
         do {
             var writer = EventWriter(format: format, compiled: run.compiled)
             writer.fields = fields
+            writer.keepOffset = keepOffset
             writer.properties = engine.eventProperties
             summary.events = try run.write(to: &sink, writer: writer, deviceName: { devices.name($0) }, spill: spill,
                                            mergeBytes: max(1 << 20, budget / 2))

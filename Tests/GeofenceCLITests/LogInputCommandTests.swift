@@ -60,3 +60,25 @@ final class LogInputCommandTests: XCTestCase {
         }
     }
 }
+
+extension LogInputCommandTests {
+    /// `--time-zone keep` writes each event's time with the offset its fix was written with;
+    /// the default is UTC. The instants are the same either way (checked with Foundation).
+    func testTimeZoneKeep() throws {
+        let log = CLI.tempPath("tz.csv")
+        defer { try? FileManager.default.removeItem(atPath: log) }
+        try "device,time,lat,lon\na,2020-06-04T16:11:37+02:00,36.85,-76.3\na,20200604T102000-0530,40,-70\nb,2020-06-04 14:11:37 Z,36.85,-76.3\n"
+            .write(toFile: log, atomically: true, encoding: .utf8)
+        let base = ["evaluate", "--fences", CLI.data("ports.csv"), "--log", log, "-q", "--format", "csv"]
+        let kept = try CLI.run(base + ["--time-zone", "keep"])
+        let utc = try CLI.run(base)
+        XCTAssertEqual(kept.status, 0, kept.stderr)
+        func times(_ out: String) -> [String] { out.split(separator: "\n").dropFirst().map { String($0.split(separator: ",")[3]) } }
+        XCTAssertEqual(times(kept.stdout), ["2020-06-04T16:11:37+02:00", "2020-06-04T10:20:00-05:30", "2020-06-04T14:11:37Z"])
+        XCTAssertEqual(times(utc.stdout), ["2020-06-04T14:11:37Z", "2020-06-04T15:50:00Z", "2020-06-04T14:11:37Z"])
+        let iso = ISO8601DateFormatter()
+        XCTAssertEqual(times(kept.stdout).map { iso.date(from: $0) }, times(utc.stdout).map { iso.date(from: $0) })
+        let bad = try CLI.run(base + ["--time-zone", "local"])
+        XCTAssertEqual(bad.status, 64)
+    }
+}
