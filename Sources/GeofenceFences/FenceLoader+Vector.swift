@@ -82,7 +82,7 @@ extension FenceLoader {
         do { features = try layer.features() } catch {
             throw .malformed(SourceLocation(file: path, layer: name), "cannot read features (GDAL: \(error.message)), driver \(dataset.driver)")
         }
-        let converter = VectorFenceConverter(fields: layer.fields, hasFIDColumn: layer.fidColumn != nil)
+        let converter = VectorFenceConverter(fields: layer.fields, hasFIDColumn: layer.fidColumn != nil, options: fields)
         var own: [(index: Int, problem: FenceProblem)] = []
         var json: [JSONValue] = []
         var sourceIndex: [Int] = []

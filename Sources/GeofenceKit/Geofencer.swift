@@ -40,6 +40,8 @@ public final class Geofencer: Sendable {
     ///   - crs: the CRS of projected inputs (e.g. `EPSG:2154`), reprojected to WGS84 by PROJ.
     ///   - layer: the layer to read from sources read through GDAL (docs/fences.md#other-vector-formats-gdal);
     ///     nil: their only layer with geometry.
+    ///   - fields: where the fence attributes are, radius unit, default radius, CSV delimiter
+    ///     (docs/fences.md#field-mapping).
     ///   - skipInvalid: drop fences with problems (counted in `skippedProblems`) instead of
     ///     throwing the first.
     /// - Throws: `GeofenceError.input` for a file that cannot be read or parsed, or (strict)
@@ -47,7 +49,8 @@ public final class Geofencer: Sendable {
     ///   or one conflicting with a source's own, or a `crs` given with a compiled fence file
     ///   among `paths`; (`layer`) for a missing or ambiguous layer.
     /// - Complexity: O(n log n) for n fences, plus GEOS validity checks of polygons.
-    public init(contentsOf paths: [String], crs: String? = nil, layer: String? = nil, skipInvalid: Bool = false) throws(GeofenceError) {
+    public init(contentsOf paths: [String], crs: String? = nil, layer: String? = nil, fields: FenceFieldOptions = FenceFieldOptions(),
+                skipInvalid: Bool = false) throws(GeofenceError) {
         if crs != nil { try FenceSet.refuseCRSWithCompiledFiles(paths) }
         if paths.count == 1, CompiledFenceFile.isCompiled(path: paths[0]) {
             // One compiled fence file: opened as it is (checked, no parse, no rebuild).
@@ -57,10 +60,10 @@ public final class Geofencer: Sendable {
         }
         // Queries and evaluation need no properties: the fences are compiled without them,
         // and read again, whole, only by a command that writes them back (`loadFences()`).
-        let set = try FenceSet.load(paths: paths, crs: crs, layer: layer, keepProperties: false)
+        let set = try FenceSet.load(paths: paths, crs: crs, layer: layer, fields: fields, keepProperties: false)
         let (fences, skipped) = try set.usable(skipInvalid: skipInvalid)
         compiled = try CompiledFences(fences, reload: { () throws(GeofenceError) -> [Fence] in
-            try FenceSet.load(paths: paths, crs: crs, layer: layer).usable(skipInvalid: skipInvalid).fences
+            try FenceSet.load(paths: paths, crs: crs, layer: layer, fields: fields).usable(skipInvalid: skipInvalid).fences
         })
         skippedProblems = skipped
     }

@@ -9,6 +9,7 @@ enum EvaluateCommand {
         options: [
             .value("--fences", "-f", name: "file", repeatable: true, help: fencesHelp),
             layerOption,
+        ] + fenceFieldOptions(delimiter: "--fence-delimiter") + [
             .value("--log", "-l", name: "file", repeatable: true, help: "Location log: CSV, NDJSON or GPX, optionally .gz; '-' for stdin. Several logs are read as one, in order."),
             .value("--output", "-o", name: "file", help: "Write events here (temporary name, renamed on success); default stdout."),
             .value("--format", name: "ndjson|csv", help: "Event format (default ndjson)."),
@@ -63,7 +64,8 @@ enum EvaluateCommand {
         }
 
         let start = DispatchTime.now()
-        let engine = try Geofencer(contentsOf: fencePaths, crs: args.value("--crs"), layer: args.value("--layer"), skipInvalid: skipInvalid)
+        let engine = try Geofencer(contentsOf: fencePaths, crs: args.value("--crs"), layer: args.value("--layer"),
+                                   fields: args.fenceFields(delimiter: "--fence-delimiter"), skipInvalid: skipInvalid)
         let skippedFences = engine.skippedProblems
         let settings = EvaluationSettings(exitMargin: margin, dwell: dwell)
         let run = EvaluationRun(compiled: engine.compiled.withDefaultDwell(dwell), settings: settings, threads: threads)

@@ -9,6 +9,7 @@ enum SimulateCommand {
         options: [
             .value("--fences", "-f", name: "file", repeatable: true, help: fencesHelp),
             layerOption,
+        ] + fenceFieldOptions(delimiter: "--fence-delimiter") + [
             .value("--log", "-l", name: "file", repeatable: true, help: "Location log (CSV, NDJSON, GPX, optionally .gz)."),
             .value("--strategy", name: "name", help: "guaranteed (ours), centre, trigger, or all (default all)."),
         ] + osModelOptions + [
@@ -45,7 +46,8 @@ enum SimulateCommand {
         options.skipInvalid = skipInvalid
         if let c = args.value("--columns") { options.columns = try LogColumns.parse(c) }
 
-        let set = try FenceSet.load(paths: fencePaths, crs: args.value("--crs"), layer: args.value("--layer"))
+        let set = try FenceSet.load(paths: fencePaths, crs: args.value("--crs"), layer: args.value("--layer"),
+                                    fields: args.fenceFields(delimiter: "--fence-delimiter"))
         let (fences, _) = try set.usable(skipInvalid: skipInvalid)
         let compiled = try CompiledFences(fences)
         let circles = try Simulator.osCircles(fences)
