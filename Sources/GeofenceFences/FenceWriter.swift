@@ -35,11 +35,17 @@ public enum FenceWriter {
 
     /// The GeoJSON geometry of a shape, positions as `[lon, lat]`: a circle's centre as a
     /// `Point` (the radius is not part of the geometry), one polygon as a `Polygon`, several
-    /// as a `MultiPolygon`.
+    /// as a `MultiPolygon`. Rings are wound as RFC 7946 §3.1.6 asks: exterior rings
+    /// counter-clockwise, holes clockwise (a ring the other way round is written reversed).
     /// - Complexity: O(coordinates).
     public static func geometry(_ shape: FenceShape) -> JSONValue {
         func pos(_ c: Coordinate) -> JSONValue { .array([.number(c.lon), .number(c.lat)]) }
-        func poly(_ rings: [[Coordinate]]) -> JSONValue { .array(rings.map { .array($0.map(pos)) }) }
+        func poly(_ rings: [[Coordinate]]) -> JSONValue {
+            .array(rings.enumerated().map { k, ring in
+                let clockwise = signedArea(ring) < 0
+                return .array((clockwise == (k == 0) ? ring.reversed() : ring).map(pos))
+            })
+        }
         switch shape {
         case .circle(let lat, let lon, _):
             return .object([("type", .string("Point")), ("coordinates", pos(Coordinate(lon: lon, lat: lat)))])
@@ -48,5 +54,18 @@ public enum FenceWriter {
         case .polygon(let polys):
             return .object([("type", .string("MultiPolygon")), ("coordinates", .array(polys.map(poly)))])
         }
+    }
+
+    /// Twice the signed planar area of a ring in lon/lat (the shoelace sum): positive when it
+    /// runs counter-clockwise.
+    /// - Complexity: O(positions).
+    static func signedArea(_ ring: [Coordinate]) -> Double {
+        guard ring.count > 2 else { return 0 }
+        var sum = 0.0
+        for k in ring.indices {
+            let a = ring[k], b = ring[(k + 1) % ring.count]
+            sum += a.lon * b.lat - b.lon * a.lat
+        }
+        return sum
     }
 }
