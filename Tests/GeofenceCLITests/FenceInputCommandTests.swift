@@ -39,6 +39,16 @@ final class FenceInputCommandTests: XCTestCase {
         {"type":"Feature","geometry":{"type":"Point","coordinates":[2.351,48.851]},"properties":{"store_id":"B","radius_m":200}}]}
         """#)
         XCTAssertEqual(try inside(["-f", io]), canonical)
+        // The same names as GDAL attributes: the file converted to a GeoPackage by ogr2ogr.
+        if let ogr = GDALRoundTripTests.ogr2ogrPath {
+            let gpkg = CLI.tempPath("io.gpkg")
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: ogr)
+            p.arguments = ["-f", "GPKG", gpkg, io]
+            try p.run(); p.waitUntilExit()
+            XCTAssertEqual(p.terminationStatus, 0)
+            XCTAssertEqual(try inside(["-f", gpkg]), canonical)
+        }
         // A forced delimiter that does not fit says so, with the one the header seems to use.
         let semi = try write("semi.csv", "id;lat;lon;radius\nA;48.85;2.35;100\n")
         let r = try CLI.run(["contains", "-f", semi, "--delimiter", ",", "--at", "48.85,2.35"])
