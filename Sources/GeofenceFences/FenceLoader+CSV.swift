@@ -95,7 +95,15 @@ extension FenceLoader {
             }
             fences.append(Fence(id: id, shape: shape, options: options, properties: keepProperties ? props : [], source: loc))
         }
-        if reproject == nil { Self.hintProjected(&problems, fences: fences) }
+        if reproject == nil, let ilat = cols.lat, let ilon = cols.lon {
+            Self.hintProjected(&problems, fences: fences) {
+                records.dropFirst().compactMap { r in
+                    guard r.fields.count == names.count, let y = FenceLoader.decimal(FenceLoader.trimmed(r.fields[ilat])),
+                          let x = FenceLoader.decimal(FenceLoader.trimmed(r.fields[ilon])) else { return nil }
+                    return Coordinate(lon: x, lat: y)
+                }
+            }
+        }
         return FenceFile(path: name, fences: fences, problems: problems)
     }
 
@@ -159,10 +167,14 @@ extension FenceLoader {
         return s
     }
 
-    /// Adds a hint naming `--crs` to the out-of-range problems when no fence of the file has
-    /// coordinates in range: the file is most likely in a projected CRS.
-    static func hintProjected(_ problems: inout [FenceProblem], fences: [Fence]) {
+    /// Adds a hint naming `--crs` to the out-of-range problems when no fence of the file was
+    /// read and every position of `positions` (one per feature or row, given lazily: only
+    /// computed then) is far out of range (|x| > 360 or |y| > 180): the file is most likely in
+    /// a projected CRS, not a degree off.
+    static func hintProjected(_ problems: inout [FenceProblem], fences: [Fence], positions: () -> [Coordinate]) {
         guard fences.isEmpty, problems.contains(where: { $0.kind == .coordinateOutOfRange && !$0.repairable }) else { return }
+        let p = positions()
+        guard !p.isEmpty, p.allSatisfy({ abs($0.lon) > 360 || abs($0.lat) > 180 }) else { return }
         for k in problems.indices where problems[k].kind == .coordinateOutOfRange && !problems[k].repairable {
             problems[k].message += "; the coordinates look projected (not degrees): give their CRS with --crs EPSG:n"
         }

@@ -155,7 +155,17 @@ public struct FenceLoader {
             problems.append(contentsOf: soft)
         }
         // Ring closure and range problems were collected per feature; they are in `problems`.
-        if reader.reproject == nil { Self.hintProjected(&problems, fences: fences) }
+        if reader.reproject == nil {
+            Self.hintProjected(&problems, fences: fences) {
+                // The first position of each feature's geometry.
+                features.compactMap { f -> Coordinate? in
+                    var v = f["geometry"]?["coordinates"]
+                    while let a = v?.arrayValue, let first = a.first, first.arrayValue != nil { v = first }
+                    guard let a = v?.arrayValue, a.count >= 2, let x = a[0].doubleValue, let y = a[1].doubleValue else { return nil }
+                    return Coordinate(lon: x, lat: y)
+                }
+            }
+        }
         return FenceFile(path: name, fences: fences, problems: problems)
     }
 
