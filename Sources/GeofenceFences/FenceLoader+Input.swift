@@ -1,27 +1,45 @@
 import CZlib
 import Foundation
+import Synchronization
 import GeofenceBase
 
 extension FenceLoader {
-    /// Standard input, read once for the whole process (a command may load its fences twice:
-    /// for the index and again for their properties), or the error reading it.
-    private static let standardInput: Result<[UInt8], GeofenceError> = {
+    /// Inputs that can be read only once (standard input, a FIFO or pipe such as `<(zcat f)`),
+    /// by path, as read the first time: a command may load its fences twice (for the index,
+    /// then again for their properties).
+    private static let readOnce = Mutex<[String: [UInt8]]>([:])
+
+    /// Whether `path` is `-` or names something other than a regular file or directory.
+    static func isReadOnce(_ path: String) -> Bool {
+        if path == "-" { return true }
+        var st = stat()
+        guard stat(path, &st) == 0 else { return false }
+        let kind = st.st_mode & S_IFMT
+        return kind != S_IFREG && kind != S_IFDIR
+    }
+
+    /// The bytes of standard input.
+    private static func readStandardInput() throws(GeofenceError) -> [UInt8] {
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         while true {
             let n = chunk.withUnsafeMutableBytes { read(0, $0.baseAddress!, $0.count) }
             if n > 0 { bytes.append(contentsOf: chunk[0..<n]); continue }
-            if n == 0 { return .success(bytes) }
+            if n == 0 { return bytes }
             if errno == EINTR { continue }
             let e = errno
-            return .failure(.input(InputError(SourceLocation(file: "<stdin>"), .readFailed(errno: e), "cannot read fences from standard input: \(String(cString: strerror(e)))")))
+            throw .input(InputError(SourceLocation(file: "<stdin>"), .readFailed(errno: e), "cannot read fences from standard input: \(String(cString: strerror(e)))"))
         }
-    }()
+    }
 
-    /// Whether the file starts with the gzip magic bytes `1f 8b`.
-    static func isGzip(path: String) -> Bool {
-        let h = head(path)
-        return h.count >= 2 && h[0] == 0x1F && h[1] == 0x8B
+    /// The raw bytes of `path` (`-`: standard input); read-once inputs come from the cache
+    /// after the first read.
+    private static func rawInput(_ path: String) throws(GeofenceError) -> [UInt8] {
+        guard isReadOnce(path) else { return try readFile(path, what: "fences file") }
+        if let cached = readOnce.withLock({ $0[path] }) { return cached }
+        let bytes = path == "-" ? try readStandardInput() : try readFile(path, what: "fences file")
+        readOnce.withLock { $0[path] = bytes }
+        return bytes
     }
 
     /// `path` without a trailing `.gz` (any case), for the format by extension.
@@ -33,7 +51,7 @@ extension FenceLoader {
     /// magic bytes, docs/fences.md#compressed-files-and-standard-input).
     /// - Throws: ``GeofenceError/input(_:)`` as `readFile`, or malformed for a corrupt gzip stream.
     static func textInput(_ path: String) throws(GeofenceError) -> [UInt8] {
-        let raw = path == "-" ? try standardInput.get() : try readFile(path, what: "fences file")
+        let raw = try rawInput(path)
         guard raw.count >= 2, raw[0] == 0x1F, raw[1] == 0x8B else { return raw }
         return try gunzip(raw, name: path == "-" ? "<stdin>" : path)
     }

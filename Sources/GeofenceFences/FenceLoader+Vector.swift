@@ -36,6 +36,8 @@ extension FenceLoader {
         var isDir: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir) else { return nil }
         if isDir.boolValue { return path }
+        // A pipe or FIFO is read once, whole, by our own readers: never peeked at here.
+        if isReadOnce(path) { return nil }
         let head = Self.head(path)
         let zip = head.starts(with: [0x50, 0x4B, 0x03, 0x04])
         if zip, !(lower.hasSuffix(".kmz") || lower.hasSuffix(".shz") || lower.hasSuffix(".shp.zip")) {

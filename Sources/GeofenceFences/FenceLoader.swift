@@ -59,18 +59,20 @@ public struct FenceLoader {
     /// properties and sources. A source GDAL reads (``vectorSource(path:)``: a `gdal:` prefix,
     /// a `/vsi` path, a directory, a Shapefile, GeoPackage, KML, FlatGeobuf... by extension or
     /// magic bytes) goes through ``loadVector(path:source:)``. Otherwise the format comes from
-    /// the extension (`.csv`, `.tsv` → CSV; `.geojson`, `.json` → GeoJSON), else from the first
-    /// non-blank byte (`{` → GeoJSON, else CSV).
+    /// the extension (`.csv`, `.tsv` → CSV; `.geojson`, `.json` → GeoJSON; a trailing `.gz`
+    /// ignored), else from the first non-blank byte (`{` → GeoJSON, else CSV); content starting
+    /// with the gzip magic bytes is decompressed first. `-` is standard input, read once per
+    /// process (docs/fences.md#compressed-files-and-standard-input).
     /// - Throws: ``GeofenceError/input(_:)`` with kind ``InputError/Kind/notFound``,
     ///   ``InputError/Kind/notAFile``, ``InputError/Kind/cannotOpen(errno:)`` or
     ///   ``InputError/Kind/readFailed(errno:)`` when the file cannot be read, and as
     ///   ``load(bytes:name:format:)`` for its content.
     /// - Complexity: O(file size + coordinates).
     public func load(path: String) throws(GeofenceError) -> FenceFile {
-        if path == "-" || Self.isGzip(path: path) {
-            // Standard input and gzip: text formats only (FenceLoader+Input.swift).
+        if path == "-" {
+            // Standard input: GeoJSON or CSV, maybe gzip (FenceLoader+Input.swift).
             let bytes = try Self.textInput(path)
-            return try load(bytes: bytes, name: path == "-" ? "<stdin>" : path, format: Self.format(path: Self.withoutGzipSuffix(path), bytes: bytes))
+            return try load(bytes: bytes, name: "<stdin>", format: Self.format(path: "", bytes: bytes))
         }
         if CompiledFenceFile.isCompiled(path: path) {
             // A compiled fence file (detected by its magic bytes): the fences as compiled.
@@ -78,8 +80,9 @@ public struct FenceLoader {
         }
         // Formats our own readers do not claim go through GDAL (FenceLoader+Vector.swift).
         if let source = Self.vectorSource(path: path) { return try loadVector(path: path, source: source) }
-        let bytes = try readFile(path, what: "fences file")
-        return try load(bytes: bytes, name: path, format: Self.format(path: path, bytes: bytes))
+        // Read once (a FIFO cannot be read twice); gzip is recognised by its magic bytes.
+        let bytes = try Self.textInput(path)
+        return try load(bytes: bytes, name: path, format: Self.format(path: Self.withoutGzipSuffix(path), bytes: bytes))
     }
 
     static func format(path: String, bytes: [UInt8]) -> Format {
