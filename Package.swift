@@ -41,7 +41,7 @@ let package = Package(
         .target(name: "GeofenceLogs", dependencies: ["GeofenceBase", "CZlib"], swiftSettings: checks),
         // Fence files: GeoJSON and CSV loading, other vector formats through GDAL, validation and repair
         // (GEOS), reprojection (PROJ), writing.
-        .target(name: "GeofenceFences", dependencies: ["GeofenceBase", "GeofenceIndex", "GeometryKit", "GeofenceGDAL", "Geodesy"], swiftSettings: checks),
+        .target(name: "GeofenceFences", dependencies: ["GeofenceBase", "GeofenceIndex", "GeometryKit", "GeofenceGDAL", "Geodesy", "CZlib"], swiftSettings: checks),
         // The per-device state machines over the index: enter, exit and dwell events (pure Swift).
         .target(name: "GeofenceEvaluation", dependencies: ["GeofenceBase", "GeofenceIndex", "GeofenceLogs"], swiftSettings: checks),
         // The nearest-K region planner (which fences a phone monitors, and its refresh region) and

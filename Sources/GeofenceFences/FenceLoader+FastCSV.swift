@@ -12,6 +12,7 @@ extension FenceLoader {
     /// - Complexity: O(bytes), one pass (two when the file has non-ASCII bytes, to validate UTF-8).
     package func fastCSV(_ bytes: [UInt8], name: String) -> FenceFile? {
         guard reproject == nil else { return nil }
+        let delimiter = fields.delimiter ?? FenceCSV.sniff(bytes)
         return bytes.withUnsafeBufferPointer { buf -> FenceFile? in
             guard let base = buf.baseAddress else { return nil }
             let n = buf.count
@@ -50,7 +51,7 @@ extension FenceLoader {
                         let s = i
                         while i < n {
                             let b = base[i]
-                            if b == UInt8(ascii: ",") || b == 0x0A { break }
+                            if b == delimiter || b == 0x0A { break }
                             if b == UInt8(ascii: "\"") { return (recordLine, false) }
                             if b == 0x0D {
                                 if i + 1 == n || base[i + 1] == 0x0A { break }
@@ -62,7 +63,7 @@ extension FenceLoader {
                     }
                     guard i < n else { break }
                     let b = base[i]
-                    if b == UInt8(ascii: ",") { i += 1; continue }
+                    if b == delimiter { i += 1; continue }
                     if b == 0x0A { i += 1; break }
                     if b == 0x0D && (i + 1 == n || base[i + 1] == 0x0A) { i += i + 1 < n ? 2 : 1; break }
                     return (recordLine, false)
@@ -76,10 +77,13 @@ extension FenceLoader {
             }
             guard let header = nextRecord(), header.ok else { return nil }
             let names = (0..<starts.count).map { FenceLoader.trimmed(text($0)) }
-            guard Set(names).count == names.count, let iid = names.firstIndex(of: "id"), let ilat = names.firstIndex(of: "lat"),
-                  let ilon = names.firstIndex(of: "lon"), let irad = names.firstIndex(of: "radius") else { return nil }
-            let core: Set<Int> = [iid, ilat, ilon, irad]
-            let optionColumns = names.indices.filter { !core.contains($0) && FenceOptions.propertyNames.contains(names[$0]) }
+            // The columns as `loadCSV` resolves them (FenceFields.swift); a WKT column is its business.
+            guard Set(names).count == names.count,
+                  let cols = try? FenceColumns.resolve(names, options: fields, projected: false, crs: nil),
+                  cols.wkt == nil, let ilat = cols.lat, let ilon = cols.lon, let irad = cols.radius else { return nil }
+            let iid = cols.id, scale = cols.radiusScale
+            let core = cols.core
+            let optionColumns = cols.options
             var fences: [Fence] = []
             while let rec = nextRecord() {
                 guard rec.ok, starts.count == names.count else { return nil }
@@ -89,20 +93,22 @@ extension FenceLoader {
                 guard b > a, FastText.plain(base[a]), FastText.plain(base[b - 1]) else { return nil }
                 guard let lat = FastText.decimal(base + starts[ilat], ends[ilat] - starts[ilat]), abs(lat) <= 90,
                       let lon = FastText.decimal(base + starts[ilon], ends[ilon] - starts[ilon]), abs(lon) <= 180,
-                      let r = FastText.decimal(base + starts[irad], ends[irad] - starts[irad]), r.isFinite, r > 0 else { return nil }
+                      let cell = FastText.decimal(base + starts[irad], ends[irad] - starts[irad]) else { return nil }
+                let r = cell * scale
+                guard r.isFinite, r > 0 else { return nil }
                 let id = text(iid)
                 let loc = SourceLocation(file: name, line: rec.line)
                 var options = defaults
                 if !optionColumns.isEmpty {
-                    let props = JSONValue.object(optionColumns.map { (names[$0], .string(text($0))) })
-                    if Self.readOptions(props, into: &options, at: loc, fence: id) != nil { return nil }
+                    let props = JSONValue.object(optionColumns.map { ($0.name, .string(text($0.column))) })
+                    if !Self.readOptions(props, into: &options, at: loc, fence: id).isEmpty { return nil }
                 }
                 var properties: [(String, JSONValue)] = []
                 if keepProperties {
                     for k in names.indices where !core.contains(k) { properties.append((names[k], .string(text(k)))) }
                     let radText = text(irad)
                     let literal = radText.hasPrefix("+") ? radText.dropFirst() : Substring(radText)
-                    properties.append(("radius", .number(FenceLoader.isJSONNumber(literal) ? String(literal) : JSONValue.format(r))))
+                    properties.append(("radius", .number(scale == 1 && FenceLoader.isJSONNumber(literal) ? String(literal) : JSONValue.format(r))))
                 }
                 fences.append(Fence(id: id, shape: .circle(lat: lat, lon: lon, radius: r), options: options,
                                     properties: properties, source: loc))

@@ -11,7 +11,8 @@ extension FenceLoader {
     /// every problem. So both paths give the same fences, and problems come from one.
     /// - Complexity: O(bytes).
     package func fastGeoJSON(_ bytes: [UInt8], name: String) -> FenceFile? {
-        guard reproject == nil else { return nil }
+        // Mapped names and units are the general reader's (so are documents with a `crs` member).
+        guard reproject == nil, fields.mapping.isEmpty, fields.radiusUnit == nil else { return nil }
         return bytes.withUnsafeBufferPointer { buf -> FenceFile? in
             guard buf.baseAddress != nil, FastText.validUTF8(buf) else { return nil }
             var s = FastJSON(buf)
@@ -184,6 +185,8 @@ struct FastJSON {
                 guard !sawFeatures else { return false }
                 sawFeatures = true
                 return s.elements { s, index in feature(index, &s) }
+            case Keys.crs:
+                return false
             default:
                 return s.skip()
             }
@@ -198,7 +201,10 @@ struct FastJSON {
     enum Keys {
         static let type = Array("type".utf8), id = Array("id".utf8), properties = Array("properties".utf8)
         static let geometry = Array("geometry".utf8), coordinates = Array("coordinates".utf8)
-        static let radius = Array("radius".utf8), features = Array("features".utf8)
+        static let radius = Array("radius".utf8), features = Array("features".utf8), crs = Array("crs".utf8)
+        /// Option names in lower case: a property spelled so in another case is an option the
+        /// general reader reads (case-insensitive names).
+        static let lowerOptions = Set(FenceOptions.propertyNames.map { $0.lowercased() })
     }
 
     /// One Feature as `FenceLoader.parseFeature` reads it, when it has no problem.
@@ -249,7 +255,9 @@ struct FastJSON {
                         return true
                     default:
                         let key = String(decoding: pk, as: UTF8.self)
-                        guard FenceOptions.propertyNames.contains(key) else { return s.skip() }
+                        guard FenceOptions.propertyNames.contains(key) else {
+                            return Keys.lowerOptions.contains(key.lowercased()) ? false : s.skip()
+                        }
                         s.ws()
                         let vs = s.i
                         guard s.skip() else { return false }
@@ -312,7 +320,7 @@ struct FastJSON {
                 guard let v = try? JSONParser.parse(Array(UnsafeBufferPointer(start: p + r.lowerBound, count: r.count))) else { return nil }
                 pairs.append((k, v))
             }
-            if FenceLoader.readOptions(.object(pairs), into: &options, at: loc, fence: id) != nil { return nil }
+            if !FenceLoader.readOptions(.object(pairs), into: &options, at: loc, fence: id).isEmpty { return nil }
         }
         var properties: [(String, JSONValue)] = []
         if loader.keepProperties, let r = propsRange {

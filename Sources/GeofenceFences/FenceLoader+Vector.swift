@@ -36,6 +36,8 @@ extension FenceLoader {
         var isDir: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir) else { return nil }
         if isDir.boolValue { return path }
+        // A pipe or FIFO is read once, whole, by our own readers: never peeked at here.
+        if isReadOnce(path) { return nil }
         let head = Self.head(path)
         let zip = head.starts(with: [0x50, 0x4B, 0x03, 0x04])
         if zip, !(lower.hasSuffix(".kmz") || lower.hasSuffix(".shz") || lower.hasSuffix(".shp.zip")) {
@@ -82,7 +84,7 @@ extension FenceLoader {
         do { features = try layer.features() } catch {
             throw .malformed(SourceLocation(file: path, layer: name), "cannot read features (GDAL: \(error.message)), driver \(dataset.driver)")
         }
-        let converter = VectorFenceConverter(fields: layer.fields, hasFIDColumn: layer.fidColumn != nil)
+        let converter = VectorFenceConverter(fields: layer.fields, hasFIDColumn: layer.fidColumn != nil, options: fields)
         var own: [(index: Int, problem: FenceProblem)] = []
         var json: [JSONValue] = []
         var sourceIndex: [Int] = []

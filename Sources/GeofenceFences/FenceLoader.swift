@@ -46,6 +46,10 @@ public struct FenceLoader {
     /// How sources read through GDAL are read: the layer to take, the `--crs` given
     /// (docs/fences.md#other-vector-formats-gdal). Default: no layer named, no CRS given.
     public var vector = VectorSourceOptions()
+    /// Where the fence attributes are (`--fields`, synonyms), the radius unit, a default radius
+    /// and the CSV delimiter (docs/fences.md#field-mapping). Default: recognised names, metres,
+    /// no default radius, a sniffed delimiter.
+    public var fields = FenceFieldOptions()
 
     /// A loader with default options and no reprojection.
     public init() {}
@@ -55,22 +59,30 @@ public struct FenceLoader {
     /// properties and sources. A source GDAL reads (``vectorSource(path:)``: a `gdal:` prefix,
     /// a `/vsi` path, a directory, a Shapefile, GeoPackage, KML, FlatGeobuf... by extension or
     /// magic bytes) goes through ``loadVector(path:source:)``. Otherwise the format comes from
-    /// the extension (`.csv`, `.tsv` → CSV; `.geojson`, `.json` → GeoJSON), else from the first
-    /// non-blank byte (`{` → GeoJSON, else CSV).
+    /// the extension (`.csv`, `.tsv` → CSV; `.geojson`, `.json` → GeoJSON; a trailing `.gz`
+    /// ignored), else from the first non-blank byte (`{` → GeoJSON, else CSV); content starting
+    /// with the gzip magic bytes is decompressed first. `-` is standard input, read once per
+    /// process (docs/fences.md#compressed-files-and-standard-input).
     /// - Throws: ``GeofenceError/input(_:)`` with kind ``InputError/Kind/notFound``,
     ///   ``InputError/Kind/notAFile``, ``InputError/Kind/cannotOpen(errno:)`` or
     ///   ``InputError/Kind/readFailed(errno:)`` when the file cannot be read, and as
     ///   ``load(bytes:name:format:)`` for its content.
     /// - Complexity: O(file size + coordinates).
     public func load(path: String) throws(GeofenceError) -> FenceFile {
+        if path == "-" {
+            // Standard input: GeoJSON or CSV, maybe gzip (FenceLoader+Input.swift).
+            let bytes = try Self.textInput(path)
+            return try load(bytes: bytes, name: "<stdin>", format: Self.format(path: "", bytes: bytes))
+        }
         if CompiledFenceFile.isCompiled(path: path) {
             // A compiled fence file (detected by its magic bytes): the fences as compiled.
             return FenceFile(path: path, fences: try CompiledFenceFile.open(path: path).fences(), problems: [])
         }
         // Formats our own readers do not claim go through GDAL (FenceLoader+Vector.swift).
         if let source = Self.vectorSource(path: path) { return try loadVector(path: path, source: source) }
-        let bytes = try readFile(path, what: "fences file")
-        return try load(bytes: bytes, name: path, format: Self.format(path: path, bytes: bytes))
+        // Read once (a FIFO cannot be read twice); gzip is recognised by its magic bytes.
+        let bytes = try Self.textInput(path)
+        return try load(bytes: bytes, name: path, format: Self.format(path: Self.withoutGzipSuffix(path), bytes: bytes))
     }
 
     static func format(path: String, bytes: [UInt8]) -> Format {
@@ -133,116 +145,155 @@ public struct FenceLoader {
         case nil:
             throw .malformed(SourceLocation(file: name), "expected a GeoJSON FeatureCollection, the top-level object has no \"type\"")
         }
+        // The legacy `crs` member (GeoJSON 2008) names the CRS of the coordinates (FenceLoader+CRS.swift).
+        var reader = self
+        if let member = root["crs"], !member.isNull { try reader.applyCRSMember(member, name: name) }
         var fences: [Fence] = []
         fences.reserveCapacity(features.count)
         var problems: [FenceProblem] = []
         for (index, feature) in features.enumerated() {
             let loc = SourceLocation(file: name, feature: index)
             var soft: [FenceProblem] = []
-            switch parseFeature(feature, at: loc, soft: &soft) {
-            case .success(let fence): fences.append(fence)
-            case .failure(let p): problems.append(p)
-            }
+            if let fence = reader.parseFeature(feature, at: loc, soft: &soft, problems: &problems) { fences.append(fence) }
             problems.append(contentsOf: soft)
         }
         // Ring closure and range problems were collected per feature; they are in `problems`.
+        if reader.reproject == nil {
+            Self.hintProjected(&problems, fences: fences) {
+                // The first position of each feature's geometry.
+                features.compactMap { f -> Coordinate? in
+                    var v = f["geometry"]?["coordinates"]
+                    while let a = v?.arrayValue, let first = a.first, first.arrayValue != nil { v = first }
+                    guard let a = v?.arrayValue, a.count >= 2, let x = a[0].doubleValue, let y = a[1].doubleValue else { return nil }
+                    return Coordinate(lon: x, lat: y)
+                }
+            }
+        }
         return FenceFile(path: name, fences: fences, problems: problems)
     }
 
     /// Parses one Feature. Problems that `--repair` can fix (an unclosed ring) do not
-    /// stop parsing: the fence is returned repaired and the problem goes to `soft`.
-    private func parseFeature(_ feature: JSONValue, at loc: SourceLocation, soft: inout [FenceProblem]) -> Result<Fence, FenceProblem> {
+    /// stop parsing: the fence is returned repaired and the problem goes to `soft`. A feature
+    /// that cannot be a fence gives every problem found in it.
+    private func parseFeature(_ feature: JSONValue, at loc: SourceLocation, soft: inout [FenceProblem], problems: inout [FenceProblem]) -> Fence? {
         guard case .object = feature else {
-            return .failure(FenceProblem(.malformedGeometry, "feature is \(feature.typeDescription), expected an object", at: loc))
+            problems.append(FenceProblem(.malformedGeometry, "feature is \(feature.typeDescription), expected an object", at: loc)); return nil
         }
         if let t = feature["type"]?.stringValue, t != "Feature" {
-            return .failure(FenceProblem(.malformedGeometry, "expected type \"Feature\", found \"\(t)\"", at: loc))
+            problems.append(FenceProblem(.malformedGeometry, "expected type \"Feature\", found \"\(t)\"", at: loc)); return nil
         }
         let properties: [(String, JSONValue)]
         switch feature["properties"] {
         case nil, .null?: properties = []
         case .object(let o)?: properties = o
         case let other?:
-            return .failure(FenceProblem(.malformedGeometry, "properties is \(other.typeDescription), expected an object or null", at: loc))
+            problems.append(FenceProblem(.malformedGeometry, "properties is \(other.typeDescription), expected an object or null", at: loc)); return nil
         }
-        let props = JSONValue.object(properties)
-        var id: String?
-        switch feature["id"] {
-        case .string(let s)?: id = s
-        case .number(let n)?: id = n
-        default:
-            switch props["id"] {
-            case .string(let s)?: id = s
-            case .number(let n)?: id = n
-            default: id = nil
+        func text(_ v: JSONValue?) -> String? {
+            switch v {
+            case .string(let s)?: return s
+            case .number(let n)?: return n
+            default: return nil
             }
         }
+        // An id mapped with --fields wins; else the Feature's `id`, else an id-like property.
+        var id: String?
+        if fields.mapping[.id] != nil { id = text(fields.property(.id, in: properties)?.value) }
+        if id == nil { id = text(feature["id"]) }
+        if id == nil { id = text(fields.property(.id, in: properties)?.value) }
         guard let id, !id.isEmpty else {
-            return .failure(FenceProblem(.missingIdentifier, "feature has no identifier (a Feature \"id\" or properties.id, string or number)", at: loc))
+            let names = fields.mapping[.id].map { "properties.\($0)" } ?? FenceField.id.synonyms.map(\.name).joined(separator: ", ")
+            problems.append(FenceProblem(.missingIdentifier, "feature has no identifier (a Feature \"id\" or an identifier property: \(names); string or number)", at: loc)); return nil
         }
         guard let geometry = feature["geometry"], !geometry.isNull else {
-            return .failure(FenceProblem(.missingGeometry, "feature has no geometry", at: loc, fence: id))
+            problems.append(FenceProblem(.missingGeometry, "feature has no geometry", at: loc, fence: id)); return nil
         }
+        var found: [FenceProblem] = []
+        let shape = self.shape(geometry, properties: properties, soft: &soft, problems: &found)
+        var options = defaults
+        found += Self.readOptions(.object(fields.optionProperties(properties)), into: &options, at: loc, fence: id)
+        guard let shape, found.isEmpty else {
+            soft.removeAll()
+            for var p in found { p.location = loc; p.fenceID = id; problems.append(p) }
+            return nil
+        }
+        for k in soft.indices { soft[k].location = loc; soft[k].fenceID = id }
+        return Fence(id: id, shape: shape, options: options, properties: keepProperties ? properties : [], source: loc)
+    }
+
+    /// The shape of a GeoJSON geometry, the radius of a Point from `properties`; nil with the
+    /// problems appended to `problems` (locations set by the caller).
+    func shape(_ geometry: JSONValue, properties: [(String, JSONValue)], soft: inout [FenceProblem], problems: inout [FenceProblem]) -> FenceShape? {
         guard let gtype = geometry["type"]?.stringValue else {
-            return .failure(FenceProblem(.malformedGeometry, "geometry has no \"type\"", at: loc, fence: id))
+            problems.append(FenceProblem(.malformedGeometry, "geometry has no \"type\"", at: SourceLocation(file: "")))
+            return nil
         }
         guard let coords = geometry["coordinates"] else {
-            return .failure(FenceProblem(.malformedGeometry, "\(gtype) geometry has no \"coordinates\"", at: loc, fence: id))
+            problems.append(FenceProblem(.malformedGeometry, "\(gtype) geometry has no \"coordinates\"", at: SourceLocation(file: "")))
+            return nil
         }
-        let shape: FenceShape
         do {
             switch gtype {
             case "Point":
                 var c = [try position(coords, what: "Point coordinates")]
                 try reprojectChecked(&c)
-                try checkRange(&c[0], soft: &soft)
-                guard let r = props["radius"] else {
-                    throw FenceProblem(.missingRadius, "Point feature has no properties.radius (metres)", at: loc)
-                }
-                guard let rv = r.doubleValue else {
-                    throw FenceProblem(.invalidRadius, "radius must be a number of metres, got \(r.typeDescription)", at: loc)
-                }
-                try checkRadius(rv, text: JSONWriter.string(r))
-                shape = .circle(lat: c[0].lat, lon: c[0].lon, radius: rv)
+                problems += rangeProblems(&c[0], soft: &soft)
+                let r = radius(properties, problems: &problems)
+                guard problems.isEmpty, let r else { return nil }
+                return .circle(lat: c[0].lat, lon: c[0].lon, radius: r)
             case "Polygon":
-                shape = .polygon([try polygon(coords, what: "Polygon", soft: &soft)])
+                return .polygon([try polygon(coords, what: "Polygon", soft: &soft)])
             case "MultiPolygon":
                 guard let parts = coords.arrayValue else {
-                    throw FenceProblem(.malformedGeometry, "MultiPolygon coordinates must be an array of polygons", at: loc)
+                    throw FenceProblem(.malformedGeometry, "MultiPolygon coordinates must be an array of polygons", at: SourceLocation(file: ""))
                 }
                 guard !parts.isEmpty else {
-                    throw FenceProblem(.malformedGeometry, "MultiPolygon has no polygons", at: loc)
+                    throw FenceProblem(.malformedGeometry, "MultiPolygon has no polygons", at: SourceLocation(file: ""))
                 }
                 var polys: [[[Coordinate]]] = []
                 for (k, p) in parts.enumerated() { polys.append(try polygon(p, what: "polygon \(k) of MultiPolygon", soft: &soft)) }
-                shape = .polygon(polys)
+                return .polygon(polys)
             default:
-                throw FenceProblem(.unsupportedGeometry, "\(gtype) geometry is not supported (use a Point with properties.radius, a Polygon or a MultiPolygon)", at: loc)
+                throw FenceProblem(.unsupportedGeometry, "\(gtype) geometry is not supported (use a Point with a radius property, a Polygon or a MultiPolygon)", at: SourceLocation(file: ""))
             }
         } catch let p as FenceProblem {
-            var p = p
-            p.location = loc
-            p.fenceID = id
-            soft.removeAll()
-            return .failure(p)
+            problems.append(p)
         } catch {
-            soft.removeAll()
-            return .failure(FenceProblem(.reprojection, "reprojection failed: \(error)", at: loc, fence: id))
+            problems.append(FenceProblem(.reprojection, "reprojection failed: \(error)", at: SourceLocation(file: "")))
         }
-        for k in soft.indices { soft[k].location = loc; soft[k].fenceID = id }
-        var options = defaults
-        if let problem = Self.readOptions(props, into: &options, at: loc, fence: id) { return .failure(problem) }
-        return .success(Fence(id: id, shape: shape, options: options, properties: keepProperties ? properties : [], source: loc))
+        return nil
     }
 
-    private func reprojectChecked(_ c: inout [Coordinate]) throws {
+    /// A Point's radius in metres from its properties (mapped or recognised name, unit applied),
+    /// the default radius when it has none; nil with a problem appended.
+    private func radius(_ properties: [(String, JSONValue)], problems: inout [FenceProblem]) -> Double? {
+        let here = SourceLocation(file: "")
+        guard let found = fields.property(.radius, in: properties), !found.value.isNull else {
+            if let d = fields.defaultRadius { return d }
+            let names = fields.mapping[.radius].map { "properties.\($0)" } ?? "properties.radius (or radius_m, radius_km, r...)"
+            problems.append(FenceProblem(.missingRadius, "Point feature has no \(names); map one with --radius-field NAME or give --default-radius", at: here))
+            return nil
+        }
+        let scale = fields.radiusScale(impliedBy: found.unit)
+        let unit = fields.radiusUnit ?? found.unit ?? .m
+        guard let v = found.value.doubleValue else {
+            problems.append(FenceProblem(.invalidRadius, "\(found.key) must be a number of \(unit == .m ? "metres" : unit.rawValue), got \(found.value.typeDescription)", at: here))
+            return nil
+        }
+        do { try checkRadius(v * scale, text: JSONWriter.string(found.value)) } catch {
+            problems.append(error)
+            return nil
+        }
+        return v * scale
+    }
+    func reprojectChecked(_ c: inout [Coordinate]) throws {
         guard let reproject else { return }
         do { try reproject(&c) } catch {
             throw FenceProblem(.reprojection, "reprojection to WGS84 failed: \(error)", at: SourceLocation(file: ""))
         }
     }
 
-    private func position(_ v: JSONValue, what: String) throws -> Coordinate {
+    func position(_ v: JSONValue, what: String) throws -> Coordinate {
         guard let a = v.arrayValue, a.count >= 2, let x = a[0].doubleValue, let y = a[1].doubleValue else {
             throw FenceProblem(.malformedGeometry, "\(what) must be a position [lon, lat], got \(JSONWriter.string(v).prefix(60))", at: SourceLocation(file: ""))
         }
@@ -254,11 +305,19 @@ public struct FenceLoader {
     /// repairable problem; anything further out is an error.
     static let rangeTolerance = 1e-9
 
-    private func checkRange(_ c: inout Coordinate, soft: inout [FenceProblem], of what: String? = nil) throws {
-        func check(_ v: inout Double, limit: Double, name: String) throws {
+    private func checkRange(_ c: inout Coordinate, soft: inout [FenceProblem], of what: String? = nil) throws(FenceProblem) {
+        if let p = rangeProblems(&c, soft: &soft, of: what).first { throw p }
+    }
+
+    /// The out-of-range problems of a position, latitude and longitude both checked; one only
+    /// just out of range is clamped with a repairable problem in `soft`.
+    func rangeProblems(_ c: inout Coordinate, soft: inout [FenceProblem], of what: String? = nil) -> [FenceProblem] {
+        var hard: [FenceProblem] = []
+        func check(_ v: inout Double, limit: Double, name: String) {
             let name = what.map { "\(name) of \($0)" } ?? name
             guard v.isFinite, abs(v) <= limit + Self.rangeTolerance else {
-                throw FenceProblem(.coordinateOutOfRange, "\(name) is \(JSONValue.format(v)), out of range [-\(Int(limit)), \(Int(limit))]", at: SourceLocation(file: ""))
+                hard.append(FenceProblem(.coordinateOutOfRange, "\(name) is \(JSONValue.format(v)), out of range [-\(Int(limit)), \(Int(limit))]", at: SourceLocation(file: "")))
+                return
             }
             if abs(v) > limit {
                 soft.append(FenceProblem(.coordinateOutOfRange, "\(name) is \(JSONValue.format(v)), out of range [-\(Int(limit)), \(Int(limit))] by \(abs(v) - limit)°; --repair clamps it to \(v > 0 ? "" : "-")\(Int(limit))",
@@ -266,11 +325,12 @@ public struct FenceLoader {
                 v = v > 0 ? limit : -limit
             }
         }
-        try check(&c.lat, limit: 90, name: "latitude")
-        try check(&c.lon, limit: 180, name: "longitude")
+        check(&c.lat, limit: 90, name: "latitude")
+        check(&c.lon, limit: 180, name: "longitude")
+        return hard
     }
 
-    private func checkRadius(_ r: Double, text: String) throws {
+    func checkRadius(_ r: Double, text: String) throws(FenceProblem) {
         guard r.isFinite else {
             throw FenceProblem(.invalidRadius, "radius must be a finite number of metres, got \(text)", at: SourceLocation(file: ""))
         }
@@ -279,7 +339,7 @@ public struct FenceLoader {
         }
     }
 
-    private func polygon(_ v: JSONValue, what: String, soft: inout [FenceProblem]) throws -> [[Coordinate]] {
+    func polygon(_ v: JSONValue, what: String, soft: inout [FenceProblem]) throws -> [[Coordinate]] {
         guard let ringsJSON = v.arrayValue else {
             throw FenceProblem(.malformedGeometry, "\(what) coordinates must be an array of rings", at: SourceLocation(file: ""))
         }
@@ -315,35 +375,37 @@ public struct FenceLoader {
         return rings
     }
 
-    /// Reads option properties; returns a problem when one has the wrong type.
-    static func readOptions(_ props: JSONValue, into o: inout FenceOptions, at loc: SourceLocation, fence: String) -> FenceProblem? {
-        func bool(_ key: String) -> Result<Bool?, FenceProblem> {
-            guard let v = props[key], !v.isNull else { return .success(nil) }
-            if let b = v.boolValue { return .success(b) }
-            if let s = v.stringValue, let b = parseBool(s) { return .success(b) }
-            return .failure(FenceProblem(.invalidOption, "\(key) must be true or false, got \(JSONWriter.string(v))", at: loc, fence: fence))
+    /// Reads option properties (canonical names); returns a problem for each one of the wrong
+    /// type. A null, and an empty or blank string (an empty CSV cell), leaves the default.
+    static func readOptions(_ props: JSONValue, into o: inout FenceOptions, at loc: SourceLocation, fence: String) -> [FenceProblem] {
+        var problems: [FenceProblem] = []
+        func value(_ key: String) -> JSONValue? {
+            guard let v = props[key], !v.isNull else { return nil }
+            if let s = v.stringValue, FenceLoader.trimmed(s).isEmpty, key != "note" { return nil }
+            return v
         }
         for (key, path) in [("notifyOnEntry", \FenceOptions.notifyOnEntry), ("notifyOnExit", \.notifyOnExit), ("repeats", \.repeats)] {
-            switch bool(key) {
-            case .success(let b?): o[keyPath: path] = b
-            case .success(nil): break
-            case .failure(let p): return p
+            guard let v = value(key) else { continue }
+            if let b = v.boolValue ?? v.stringValue.flatMap(parseBool) {
+                o[keyPath: path] = b
+            } else {
+                problems.append(FenceProblem(.invalidOption, "\(key) must be true or false, got \(JSONWriter.string(v))", at: loc, fence: fence))
             }
         }
-        if let v = props["dwell"], !v.isNull {
+        if let v = value("dwell") {
             let d = v.doubleValue ?? v.stringValue.flatMap { Double(FenceLoader.trimmed($0)) }
-            guard let d, d.isFinite, d >= 0 else {
-                return FenceProblem(.invalidOption, "dwell must be a number of seconds ≥ 0, got \(JSONWriter.string(v))", at: loc, fence: fence)
+            if let d, d.isFinite, d >= 0 {
+                o.dwell = d
+            } else {
+                problems.append(FenceProblem(.invalidOption, "dwell must be a number of seconds ≥ 0, got \(JSONWriter.string(v))", at: loc, fence: fence))
             }
-            o.dwell = d
         }
-        if let v = props["note"], !v.isNull {
-            guard let s = v.stringValue else {
-                return FenceProblem(.invalidOption, "note must be a string, got \(v.typeDescription)", at: loc, fence: fence)
+        if let v = value("note") {
+            if let s = v.stringValue { o.note = s } else {
+                problems.append(FenceProblem(.invalidOption, "note must be a string, got \(v.typeDescription)", at: loc, fence: fence))
             }
-            o.note = s
         }
-        return nil
+        return problems
     }
 
     static func parseBool(_ s: String) -> Bool? {
@@ -390,89 +452,6 @@ public struct FenceLoader {
         @inline(__always) func plain(_ b: UInt8) -> Bool { b > 0x20 && b < 0x80 }
         if plain(first) && plain(last) { return s }
         return s.trimmingCharacters(in: .whitespaces)
-    }
-
-    /// The general CSV reader: records and fields as strings, every problem found and worded.
-    package func loadCSV(bytes: [UInt8], name: String) throws(GeofenceError) -> FenceFile {
-        let records: [CSVReader.Record]
-        do { records = try CSVReader().records(bytes) } catch {
-            throw .malformed(SourceLocation(file: name, line: error.line), "\(error.message)")
-        }
-        guard let header = records.first else {
-            throw .malformed(SourceLocation(file: name), "empty file, expected a CSV header with id,lat,lon,radius")
-        }
-        let names = header.fields.map(FenceLoader.trimmed)
-        func column(_ n: String) -> Int? { names.firstIndex(of: n) }
-        let projected = reproject != nil && column("x") != nil && column("y") != nil
-        let required = projected ? ["id", "x", "y", "radius"] : ["id", "lat", "lon", "radius"]
-        for r in required where column(r) == nil {
-            throw .malformed(SourceLocation(file: name, line: header.line), "CSV header is missing column \"\(r)\" (found: \(names.joined(separator: ", ")); required: \(required.joined(separator: ", ")))")
-        }
-        var seen = Set<String>()
-        for n in names where !seen.insert(n).inserted {
-            throw .malformed(SourceLocation(file: name, line: header.line), "CSV header has column \"\(n)\" twice")
-        }
-        let iid = column("id")!, irad = column("radius")!
-        let ilat = projected ? column("y")! : column("lat")!
-        let ilon = projected ? column("x")! : column("lon")!
-        let core: Set<Int> = [iid, ilat, ilon, irad]
-        var fences: [Fence] = []
-        fences.reserveCapacity(records.count)
-        var problems: [FenceProblem] = []
-        for rec in records.dropFirst() {
-            let loc = SourceLocation(file: name, line: rec.line)
-            let f = rec.fields
-            guard f.count == names.count else {
-                problems.append(FenceProblem(.malformedGeometry, "row has \(f.count) fields, the header has \(names.count)", at: loc,
-                                             fence: f.first.map(FenceLoader.trimmed)))
-                continue
-            }
-            let id = FenceLoader.trimmed(f[iid])
-            guard !id.isEmpty else {
-                problems.append(FenceProblem(.missingIdentifier, "empty id", at: loc))
-                continue
-            }
-            do {
-                let latText = FenceLoader.trimmed(f[ilat])
-                let lonText = FenceLoader.trimmed(f[ilon])
-                let radText = FenceLoader.trimmed(f[irad])
-                guard let y = FenceLoader.decimal(latText) else {
-                    throw FenceProblem(.malformedGeometry, "\(projected ? "y" : "latitude") \"\(latText)\" is not a number", at: loc)
-                }
-                guard let x = FenceLoader.decimal(lonText) else {
-                    throw FenceProblem(.malformedGeometry, "\(projected ? "x" : "longitude") \"\(lonText)\" is not a number", at: loc)
-                }
-                guard !radText.isEmpty else { throw FenceProblem(.missingRadius, "radius is empty", at: loc) }
-                guard let r = FenceLoader.decimal(radText) else {
-                    throw FenceProblem(.invalidRadius, "radius \"\(radText)\" is not a number", at: loc)
-                }
-                var c = [Coordinate(lon: x, lat: y)]
-                try reprojectChecked(&c)
-                var soft: [FenceProblem] = []
-                try checkRange(&c[0], soft: &soft)
-                try checkRadius(r, text: radText)
-                for var p in soft { p.location = loc; p.fenceID = id; problems.append(p) }
-                var props: [(String, JSONValue)] = []
-                for (k, n) in names.enumerated() where !core.contains(k) {
-                    props.append((n, .string(f[k])))
-                }
-                var options = defaults
-                if let p = Self.readOptions(.object(props), into: &options, at: loc, fence: id) { throw p }
-                // The source's spelling when it is a JSON number (`100.50`), else the shortest text.
-                let literal = radText.hasPrefix("+") ? radText.dropFirst() : Substring(radText)
-                props.append(("radius", .number(FenceLoader.isJSONNumber(literal) ? String(literal) : JSONValue.format(r))))
-                fences.append(Fence(id: id, shape: .circle(lat: c[0].lat, lon: c[0].lon, radius: r), options: options,
-                                    properties: keepProperties ? props : [], source: loc))
-            } catch let p as FenceProblem {
-                var p = p
-                p.location = loc
-                p.fenceID = id
-                problems.append(p)
-            } catch {
-                problems.append(FenceProblem(.reprojection, "reprojection failed: \(error)", at: loc, fence: id))
-            }
-        }
-        return FenceFile(path: name, fences: fences, problems: problems)
     }
 }
 

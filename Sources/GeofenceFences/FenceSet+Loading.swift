@@ -4,7 +4,8 @@ import GeometryKit
 
 extension FenceSet {
     /// Loads fence files, reprojecting from `crs` (e.g. "EPSG:2154") to WGS84 through
-    /// PROJ when given (docs/fences.md#projected-input---crs), and, when `checkPolygons`,
+    /// PROJ when given (docs/fences.md#projected-input---crs) and reading fields as `fields` says
+    /// (docs/fences.md#field-mapping), and, when `checkPolygons`,
     /// checks polygons with GEOS (``FenceValidator/checkPolygons(_:)``). `defaults` are the
     /// options each fence starts from; `keepProperties` false leaves every fence's properties
     /// empty (``FenceLoader/keepProperties``). `layer` names the layer of sources read through
@@ -17,25 +18,16 @@ extension FenceSet {
     ///   ``FenceLoader/load(path:)``), `GeofenceError.internal` when a GEOS context cannot be
     ///   created.
     /// - Complexity: O(total file size + coordinates), plus GEOS validity checks of the polygons.
-    public static func load(paths: [String], crs: String?, layer: String? = nil, defaults: FenceOptions = FenceOptions(),
-                            checkPolygons: Bool = true, keepProperties: Bool = true) throws(GeofenceError) -> FenceSet {
+    public static func load(paths: [String], crs: String?, layer: String? = nil, fields: FenceFieldOptions = FenceFieldOptions(),
+                            defaults: FenceOptions = FenceOptions(), checkPolygons: Bool = true, keepProperties: Bool = true) throws(GeofenceError) -> FenceSet {
         var loader = FenceLoader()
         loader.defaults = defaults
         loader.keepProperties = keepProperties
         loader.vector = VectorSourceOptions(layer: layer, crs: crs)
+        loader.fields = fields
         if let crs {
             try refuseCRSWithCompiledFiles(paths)
-            let transformer: CRSTransformer
-            do {
-                transformer = try CRSTransformer(from: crs, to: "EPSG:4326", context: try PROJContext())
-            } catch {
-                throw .argument("crs", "unknown or unusable CRS '\(crs)': \(error)")
-            }
-            loader.reproject = { coords in
-                var pts = coords.map { (x: $0.lon, y: $0.lat) }
-                try transformer.transform(&pts)
-                for k in coords.indices { coords[k] = Coordinate(lon: pts[k].x, lat: pts[k].y) }
-            }
+            loader.reproject = try FenceLoader.reprojector(from: crs)
         }
         var set = try load(paths: paths, loader: loader)
         if checkPolygons, set.polygonCount > 0 {
@@ -57,9 +49,10 @@ extension FenceSet {
     }
 
     /// For commands that need clean fences (docs/fences.md#what-each-command-does-with-problems):
-    /// strict mode throws the first problem; lenient mode drops every fence named by a problem
-    /// (for a duplicate identifier, every fence with that identifier, the first included) and
-    /// returns the counts by problem kind. No problems: all fences and an empty count.
+    /// strict mode throws the first problem; lenient mode drops every fence a problem is about
+    /// (found by its location: a later definition of a duplicate identifier is not in
+    /// ``fences``, so the first one is kept) and returns the counts by problem kind (each
+    /// later duplicate counted). No problems: all fences and an empty count.
     /// - Throws: when `skipInvalid` is false and there is a problem: ``GeofenceError/input(_:)``
     ///   with kind ``InputError/Kind/invalidRecord(reason:)`` (the reason is
     ///   ``FenceProblem/Kind/code``), the first problem's location and fence id, and a message
@@ -72,9 +65,9 @@ extension FenceSet {
             let more = problems.count > 1 ? " (and \(problems.count - 1) more problem\(problems.count > 2 ? "s" : ""); run 'geofence validate' to list them, or pass --skip-invalid)" : ""
             throw .input(InputError(first.location, .invalidRecord(reason: first.kind.code), first.message + more, recordID: first.fenceID))
         }
-        let bad = Set(problems.compactMap { $0.fenceID })
+        let bad = Set(problems.filter { $0.kind != .duplicateIdentifier }.map(\.location))
         var counts: [FenceProblem.Kind: Int] = [:]
         for p in problems { counts[p.kind, default: 0] += 1 }
-        return (fences.filter { !bad.contains($0.id) }, counts)
+        return (fences.filter { !bad.contains($0.source) }, counts)
     }
 }

@@ -97,17 +97,18 @@ public final class FenceValidator {
     /// collapses; every fence with a repairable problem is listed in ``Repair/repaired``.
     /// - Complexity: O(fences + problems), plus `GEOSMakeValid` on each invalid polygon.
     public func repair(_ set: FenceSet) -> Repair {
-        var byFence: [String: [FenceProblem]] = [:]
+        // By location: a later duplicate's problem is not about the first definition.
+        var byFence: [SourceLocation: [FenceProblem]] = [:]
         var unrepairable: [FenceProblem] = []
         for p in set.problems {
-            if p.repairable, let id = p.fenceID { byFence[id, default: []].append(p) } else { unrepairable.append(p) }
+            if p.repairable, p.fenceID != nil { byFence[p.location, default: []].append(p) } else { unrepairable.append(p) }
         }
-        let dropped = Set(unrepairable.compactMap { $0.fenceID })
+        let dropped = Set(unrepairable.filter { $0.kind != .duplicateIdentifier }.map(\.location))
         var out: [Fence] = []
         var repaired: [String] = []
         for var f in set.fences {
-            if dropped.contains(f.id) { continue }
-            guard let problems = byFence[f.id] else { out.append(f); continue }
+            if dropped.contains(f.source) { continue }
+            guard let problems = byFence[f.source] else { out.append(f); continue }
             if problems.contains(where: { $0.kind == .invalidPolygon }), case .polygon(let polys) = f.shape {
                 do {
                     let fixed = try geometry(polys).makeValid()

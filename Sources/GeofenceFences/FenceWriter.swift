@@ -35,11 +35,12 @@ public enum FenceWriter {
 
     /// The GeoJSON geometry of a shape, positions as `[lon, lat]`: a circle's centre as a
     /// `Point` (the radius is not part of the geometry), one polygon as a `Polygon`, several
-    /// as a `MultiPolygon`.
+    /// as a `MultiPolygon`. Rings are wound as RFC 7946 §3.1.6 asks: exterior rings
+    /// counter-clockwise, holes clockwise (``wound(_:)``).
     /// - Complexity: O(coordinates).
     public static func geometry(_ shape: FenceShape) -> JSONValue {
         func pos(_ c: Coordinate) -> JSONValue { .array([.number(c.lon), .number(c.lat)]) }
-        func poly(_ rings: [[Coordinate]]) -> JSONValue { .array(rings.map { .array($0.map(pos)) }) }
+        func poly(_ rings: [[Coordinate]]) -> JSONValue { .array(wound(rings).map { .array($0.map(pos)) }) }
         switch shape {
         case .circle(let lat, let lon, _):
             return .object([("type", .string("Point")), ("coordinates", pos(Coordinate(lon: lon, lat: lat)))])
@@ -48,5 +49,25 @@ public enum FenceWriter {
         case .polygon(let polys):
             return .object([("type", .string("MultiPolygon")), ("coordinates", .array(polys.map(poly)))])
         }
+    }
+
+    /// A polygon's rings wound as RFC 7946 §3.1.6 asks: the exterior ring counter-clockwise,
+    /// holes clockwise; a ring the other way round is reversed (same positions, same start).
+    /// - Complexity: O(positions).
+    public static func wound(_ rings: [[Coordinate]]) -> [[Coordinate]] {
+        rings.enumerated().map { k, ring in (signedArea(ring) < 0) == (k == 0) ? ring.reversed() : ring }
+    }
+
+    /// Twice the signed planar area of a ring in lon/lat (the shoelace sum): positive when it
+    /// runs counter-clockwise.
+    /// - Complexity: O(positions).
+    static func signedArea(_ ring: [Coordinate]) -> Double {
+        guard ring.count > 2 else { return 0 }
+        var sum = 0.0
+        for k in ring.indices {
+            let a = ring[k], b = ring[(k + 1) % ring.count]
+            sum += a.lon * b.lat - b.lon * a.lat
+        }
+        return sum
     }
 }

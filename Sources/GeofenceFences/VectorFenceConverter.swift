@@ -13,11 +13,14 @@ struct VectorFenceConverter {
     let idField: Int?
     let radiusField: Int?
 
-    init(fields: [VectorFieldDefinition], hasFIDColumn: Bool) {
+    /// `options` find the identifier and radius attributes as they find GeoJSON properties
+    /// (docs/fences.md#field-mapping); the FID column (`fid` of a GeoPackage) is not an attribute.
+    init(fields: [VectorFieldDefinition], hasFIDColumn: Bool, options: FenceFieldOptions = FenceFieldOptions()) {
         self.fields = fields
         self.hasFIDColumn = hasFIDColumn
-        idField = fields.firstIndex { $0.name == "id" }
-        radiusField = fields.firstIndex { $0.name == "radius" }
+        let names = fields.map(\.name)
+        idField = options.index(.id, in: names)?.0
+        radiusField = options.index(.radius, in: names)?.0
     }
 
     /// The GeoJSON Feature, or the problem that stops it before parsing (an unsupported

@@ -102,7 +102,8 @@ public enum VectorFenceWriter {
     }
 
     static func geometry(_ shape: FenceShape) -> VectorGeometry {
-        func rings(_ p: [[Coordinate]]) -> [[XY]] { p.map { $0.map { XY(x: $0.lon, y: $0.lat) } } }
+        // Wound as in GeoJSON (exterior counter-clockwise), so every output format agrees.
+        func rings(_ p: [[Coordinate]]) -> [[XY]] { FenceWriter.wound(p).map { $0.map { XY(x: $0.lon, y: $0.lat) } } }
         switch shape {
         case .circle(let lat, let lon, _): return .point(XY(x: lon, y: lat))
         case .polygon(let polys) where polys.count == 1: return .polygon(rings(polys[0]))

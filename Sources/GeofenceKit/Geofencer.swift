@@ -46,6 +46,8 @@ public final class Geofencer: Sendable {
     ///   - crs: the CRS of projected inputs (e.g. `EPSG:2154`), reprojected to WGS84 by PROJ.
     ///   - layer: the layer to read from sources read through GDAL (docs/fences.md#other-vector-formats-gdal);
     ///     nil: their only layer with geometry.
+    ///   - fields: where the fence attributes are, radius unit, default radius, CSV delimiter
+    ///     (docs/fences.md#field-mapping).
     ///   - skipInvalid: drop fences with problems (counted in `skippedProblems`) instead of
     ///     throwing the first.
     ///   - keepingProperties: fence properties to keep for event records (`eventProperties`);
@@ -57,8 +59,8 @@ public final class Geofencer: Sendable {
     ///   or one conflicting with a source's own, or a `crs` given with a compiled fence file
     ///   among `paths`; (`layer`) for a missing or ambiguous layer.
     /// - Complexity: O(n log n) for n fences, plus GEOS validity checks of polygons.
-    public init(contentsOf paths: [String], crs: String? = nil, layer: String? = nil, skipInvalid: Bool = false,
-                keepingProperties names: [String] = [], progress: ((String) -> Void)? = nil) throws(GeofenceError) {
+    public init(contentsOf paths: [String], crs: String? = nil, layer: String? = nil, fields: FenceFieldOptions = FenceFieldOptions(),
+                skipInvalid: Bool = false, keepingProperties names: [String] = [], progress: ((String) -> Void)? = nil) throws(GeofenceError) {
         if crs != nil { try FenceSet.refuseCRSWithCompiledFiles(paths) }
         if paths.count == 1, CompiledFenceFile.isCompiled(path: paths[0]) {
             // One compiled fence file: opened as it is (checked, no parse, no rebuild).
@@ -75,14 +77,14 @@ public final class Geofencer: Sendable {
         // keep their properties.
         let rereadable = paths.allSatisfy(Self.canBeReadAgain)
         progress?(Geofencer.readingPhase(paths))
-        let set = try FenceSet.load(paths: paths, crs: crs, layer: layer, keepProperties: !rereadable || !names.isEmpty)
+        let set = try FenceSet.load(paths: paths, crs: crs, layer: layer, fields: fields, keepProperties: !rereadable || !names.isEmpty)
         var (fences, skipped) = try set.usable(skipInvalid: skipInvalid)
         progress?("indexing \(fences.count) fence\(fences.count == 1 ? "" : "s")")
         eventProperties = names.isEmpty ? nil : FenceProperties(names: names, fences: fences)
         if rereadable {
             if !names.isEmpty { for k in fences.indices { fences[k].properties = [] } }
             compiled = try CompiledFences(fences, reload: { () throws(GeofenceError) -> [Fence] in
-                try FenceSet.load(paths: paths, crs: crs, layer: layer).usable(skipInvalid: skipInvalid).fences
+                try FenceSet.load(paths: paths, crs: crs, layer: layer, fields: fields).usable(skipInvalid: skipInvalid).fences
             })
         } else {
             compiled = try CompiledFences(fences)

@@ -13,7 +13,7 @@ enum CommandError: Error, CustomStringConvertible {
 
     /// Library parameters and the options that set them, for messages.
     static let optionNames: [String: String] = [
-        "columns": "--columns", "crs": "--crs", "layer": "--layer", "output": "--output", "format": "--format", "zoom": "--tiles", "out": "--out",
+        "columns": "--columns", "crs": "--crs", "fields": "--fields", "layer": "--layer", "output": "--output", "format": "--format", "zoom": "--tiles", "out": "--out",
     ]
 
     var exitCode: Int32 {

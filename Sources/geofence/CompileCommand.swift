@@ -10,6 +10,7 @@ enum CompileCommand {
         options: [
             .value("--fences", "-f", name: "file", repeatable: true, help: fencesHelp + " Or a compiled file."),
             layerOption,
+        ] + fenceFieldOptions() + [
             .value("--output", "-o", name: "file", help: "The compiled fence file to write (written atomically)."),
             .value("--crs", name: "crs", help: "CRS of the fence input (default: WGS84); the compiled file is WGS84."),
             .flag("--skip-invalid", help: "Leave out fences with problems instead of stopping (counts on stderr)."),
@@ -25,7 +26,7 @@ enum CompileCommand {
     static func run(_ args: Arguments) throws -> Int32 {
         let paths = try args.requiredAll("--fences")
         guard let output = args.value("--output") else { throw CommandError.usage("geofence compile: missing required option '-o'") }
-        let engine = try loadFences(paths, crs: args.value("--crs"), layer: args.value("--layer"), skipInvalid: args.flag("--skip-invalid"), command: "compile")
+        let engine = try loadFences(paths, crs: args.value("--crs"), layer: args.value("--layer"), fields: args.fenceFields(), skipInvalid: args.flag("--skip-invalid"), command: "compile")
         let compiled = engine.compiled
         let fences = try library { () throws(GeofenceError) in try compiled.loadFences() }
         try library { () throws(GeofenceError) in try CompiledFenceFile.write(index: compiled.index, fences: fences, to: output) }

@@ -9,6 +9,7 @@ enum EvaluateCommand {
         options: [
             .value("--fences", "-f", name: "file", repeatable: true, help: fencesHelp),
             layerOption,
+        ] + fenceFieldOptions(delimiter: "--fence-delimiter") + [
             .value("--log", "-l", name: "file", repeatable: true, help: "Location log: CSV, NDJSON or GPX, optionally .gz; '-' for stdin. Several logs are read as one, in order."),
             .value("--output", "-o", name: "file", help: "Write events here (temporary name, renamed on success); default stdout."),
             .value("--time-zone", name: "utc|keep", help: "Event times in UTC with Z (default), or 'keep': with the offset the log wrote each fix's time with."),
@@ -68,7 +69,8 @@ enum EvaluateCommand {
         }
 
         let start = DispatchTime.now()
-        let engine = try loadFences(fencePaths, crs: args.value("--crs"), layer: args.value("--layer"), skipInvalid: skipInvalid,
+        let engine = try loadFences(fencePaths, crs: args.value("--crs"), layer: args.value("--layer"),
+                                    fields: args.fenceFields(delimiter: "--fence-delimiter"), skipInvalid: skipInvalid,
                                     command: "evaluate", keepingProperties: propertyNames, reportSkipped: false)
         if let missing = engine.eventProperties?.missingNames, !missing.isEmpty, engine.compiled.index.count > 0 {
             throw CommandError.usage("geofence evaluate: option '--event-properties': no fence has a property " + missing.map { "'\($0)'" }.joined(separator: ", "))

@@ -10,6 +10,7 @@ enum ContainsCommand {
         options: [
             .value("--fences", "-f", name: "file", repeatable: true, help: fencesHelp),
             layerOption,
+        ] + fenceFieldOptions() + [
             .value("--at", name: "lat,lon", help: "The point, latitude first."),
             .value("--accuracy", name: "metres", help: "Horizontal accuracy of the point (default 0)."),
             .value("--crs", name: "crs", help: "CRS of the fence input (default: WGS84)."),
@@ -25,7 +26,7 @@ enum ContainsCommand {
         let paths = try args.requiredAll("--fences")
         guard let at = try args.latLon("--at") else { throw CommandError.usage("geofence contains: missing required option '--at'") }
         let accuracy = try args.double("--accuracy", default: 0, min: 0)!
-        let engine = try loadFences(paths, crs: args.value("--crs"), layer: args.value("--layer"), skipInvalid: args.flag("--skip-invalid"), command: "contains")
+        let engine = try loadFences(paths, crs: args.value("--crs"), layer: args.value("--layer"), fields: args.fenceFields(), skipInvalid: args.flag("--skip-invalid"), command: "contains")
         let answer = engine.contains(lat: at.lat, lon: at.lon, accuracy: accuracy)
         try Console.out((JSONWriter.string(answer.json) + "\n"))
         return 0
@@ -41,6 +42,7 @@ enum NearestCommand {
         options: [
             .value("--fences", "-f", name: "file", repeatable: true, help: fencesHelp),
             layerOption,
+        ] + fenceFieldOptions() + [
             .value("--at", name: "lat,lon", help: "The device position, latitude first."),
             .value("-k", "--slots", name: "n", help: "Regions the device can monitor (default 20, iOS; Android 100)."),
             .value("--crs", name: "crs", help: "CRS of the fence input (default: WGS84)."),
@@ -57,7 +59,7 @@ enum NearestCommand {
         let paths = try args.requiredAll("--fences")
         guard let at = try args.latLon("--at") else { throw CommandError.usage("geofence nearest: missing required option '--at'") }
         let k = try args.int("-k", default: 20, min: 2, max: 1_000_000)!
-        let engine = try loadFences(paths, crs: args.value("--crs"), layer: args.value("--layer"), skipInvalid: args.flag("--skip-invalid"), command: "nearest")
+        let engine = try loadFences(paths, crs: args.value("--crs"), layer: args.value("--layer"), fields: args.fenceFields(), skipInvalid: args.flag("--skip-invalid"), command: "nearest")
         let answer = engine.nearest(lat: at.lat, lon: at.lon, slots: k)
         try Console.out((JSONWriter.string(answer.json) + "\n"))
         return 0
@@ -66,11 +68,11 @@ enum NearestCommand {
 
 /// Loads, checks and compiles fences for a command, with a progress line on a terminal;
 /// skipped counts go to stderr unless `reportSkipped` is false (the caller words them).
-func loadFences(_ paths: [String], crs: String?, layer: String?, skipInvalid: Bool, command: String,
+func loadFences(_ paths: [String], crs: String?, layer: String?, fields: FenceFieldOptions, skipInvalid: Bool, command: String,
                 keepingProperties names: [String] = [], reportSkipped: Bool = true) throws -> Geofencer {
     let progress = PhaseProgress(command: command)
     defer { progress.finish() }
-    let engine = try Geofencer(contentsOf: paths, crs: crs, layer: layer, skipInvalid: skipInvalid, keepingProperties: names,
+    let engine = try Geofencer(contentsOf: paths, crs: crs, layer: layer, fields: fields, skipInvalid: skipInvalid, keepingProperties: names,
                                progress: progress.phase)
     let skipped = engine.skippedProblems
     if !skipped.isEmpty && reportSkipped {

@@ -9,6 +9,7 @@ enum SimulateCommand {
         options: [
             .value("--fences", "-f", name: "file", repeatable: true, help: fencesHelp),
             layerOption,
+        ] + fenceFieldOptions(delimiter: "--fence-delimiter") + [
             .value("--log", "-l", name: "file", repeatable: true, help: "Location log (CSV, NDJSON, GPX, optionally .gz)."),
             .value("--strategy", name: "name", help: "guaranteed (ours), centre, trigger, or all (default all)."),
         ] + osModelOptions + [
@@ -52,7 +53,8 @@ enum SimulateCommand {
         let progress = PhaseProgress(command: "simulate")
         defer { progress.finish() }
         progress.phase(Geofencer.readingPhase(fencePaths))
-        let set = try FenceSet.load(paths: fencePaths, crs: args.value("--crs"), layer: args.value("--layer"))
+        let set = try FenceSet.load(paths: fencePaths, crs: args.value("--crs"), layer: args.value("--layer"),
+                                    fields: args.fenceFields(delimiter: "--fence-delimiter"))
         let (fences, _) = try set.usable(skipInvalid: skipInvalid)
         progress.phase("indexing \(counted(fences.count, "fence"))")
         let compiled = try CompiledFences(fences)

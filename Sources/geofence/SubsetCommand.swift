@@ -15,6 +15,7 @@ enum SubsetCommand {
         options: [
             .value("--fences", "-f", name: "file", repeatable: true, help: fencesHelp),
             layerOption,
+        ] + fenceFieldOptions() + [
             .value("--bbox", name: "W,S,E,N", help: "Lon/lat box, degrees. W > E crosses the antimeridian. With --tiles: only the tiles meeting it."),
             .value("--within", name: "file", help: "GeoJSON Polygon/MultiPolygon features (holes respected)."),
             .value("--near", name: "lat,lon", help: "Fences within --radius metres of this point (distance to the fence, 0 inside)."),
@@ -110,7 +111,7 @@ enum SubsetCommand {
             label = "\(n) nearest to \(args.value("--at")!)"
         }
 
-        let compiled = try loadFences(paths, crs: args.value("--crs"), layer: args.value("--layer"), skipInvalid: args.flag("--skip-invalid"), command: "subset").compiled
+        let compiled = try loadFences(paths, crs: args.value("--crs"), layer: args.value("--layer"), fields: args.fenceFields(), skipInvalid: args.flag("--skip-invalid"), command: "subset").compiled
         let slots = try FenceSubset.select(selector, mode: mode, in: compiled)
         let fences = try library { () throws(GeofenceError) in try compiled.loadFences() }
         let selected = slots.map { fences[Int($0)] }
@@ -172,7 +173,7 @@ enum SubsetCommand {
         if !args.flag("--quiet") && isatty(2) != 0 {
             Console.err("geofence subset: \(counted(range.count, "tile")) to consider at zoom \(zoom)\n")
         }
-        let compiled = try loadFences(paths, crs: args.value("--crs"), layer: args.value("--layer"), skipInvalid: args.flag("--skip-invalid"), command: "subset").compiled
+        let compiled = try loadFences(paths, crs: args.value("--crs"), layer: args.value("--layer"), fields: args.fenceFields(), skipInvalid: args.flag("--skip-invalid"), command: "subset").compiled
         let bundler = TileBundler(compiled: compiled, k: k, reach: reach, split: split ?? TileBundler.defaultSplit)
         let quiet = args.flag("--quiet")
         let progress: (@Sendable (Int, Int) -> Void)? = (!quiet && isatty(2) != 0) ? showProgress : nil

@@ -9,6 +9,7 @@ enum ValidateCommand {
         options: [
             .value("--fences", "-f", name: "file", repeatable: true, help: fencesHelp),
             layerOption,
+        ] + fenceFieldOptions() + [
             .value("--crs", name: "crs", help: "Coordinate reference system of the input, e.g. EPSG:2154 (default: WGS84 lon/lat)."),
             .flag("--repair", help: "Repair what can be repaired (close rings, GEOSMakeValid) and write the result with -o."),
             .value("--output", "-o", name: "file", help: "Where --repair writes the fences: GeoPackage for .gpkg, FlatGeobuf for .fgb, else GeoJSON."),
@@ -32,7 +33,7 @@ enum ValidateCommand {
         guard limits.minRadius <= limits.maxRadius else {
             throw CommandError.usage("geofence validate: '--min-radius' \(limits.minRadius) is larger than '--max-radius' \(limits.maxRadius)")
         }
-        let set = try FenceSet.load(paths: paths, crs: args.value("--crs"), layer: args.value("--layer"))
+        let set = try FenceSet.load(paths: paths, crs: args.value("--crs"), layer: args.value("--layer"), fields: args.fenceFields())
         let validator = try FenceValidator()
 
         var out = ""
@@ -58,8 +59,9 @@ enum ValidateCommand {
             for p in set.problems { out += "  \(p)\(p.repairable ? " [repairable]" : "")\n" }
         }
 
-        let bad = Set(set.problems.filter { !$0.repairable }.compactMap { $0.fenceID })
-        let warnings = validator.warnings(set.fences.filter { !bad.contains($0.id) }, limits: limits)
+        // By location: a later duplicate's problem leaves the first definition usable.
+        let bad = Set(set.problems.filter { !$0.repairable && $0.kind != .duplicateIdentifier }.map(\.location))
+        let warnings = validator.warnings(set.fences.filter { !bad.contains($0.source) }, limits: limits)
         out += "\nphone warnings: \(warnings.count)\n"
         if !warnings.isEmpty {
             let limit = args.flag("--all") ? Int.max : 10

@@ -60,6 +60,30 @@ final class FastFenceReaderTests: XCTestCase {
 
     /// Random edits of small valid files: every edited file the fast reader accepts, the
     /// general reader accepts too, with the same fences.
+    /// Recognised names, other delimiters and radius units are read by the fast CSV reader
+    /// itself, as the general one reads them; random edits of such a file never make them disagree.
+    func testRecognisedHeadersAndDelimitersReadTheSame() {
+        let base = Array("Store_ID;Latitude;LNG;radius_km;DWELL;Name\nA;45.5;-73.25;0.1;;x\nB;-0.5;179.999;1e-1;5;\"y;z\"\n".utf8)
+        let fast = compare(base, format: .csv, "semicolons")
+        XCTAssertEqual(fast?.fences.map(\.id), ["A", "B"])
+        if case .circle(_, _, let r)? = fast?.fences.first?.shape { XCTAssertEqual(r, 100) } else { XCTFail("not a circle") }
+        XCTAssertEqual(fast?.fences.last?.options.dwell, 5)
+        var rng = SeededGenerator(seed: 13)
+        let alphabet = Array(";,\t|\"\n -+e0123456789".utf8)
+        var accepted = 0
+        for trial in 0..<2000 {
+            var b = base
+            let k = rng.int(b.count)
+            switch rng.int(3) {
+            case 0: b.remove(at: k)
+            case 1: b.insert(alphabet[rng.int(alphabet.count)], at: k)
+            default: b[k] = alphabet[rng.int(alphabet.count)]
+            }
+            if compare(b, format: .csv, keepProperties: trial % 2 == 0, "edit \(trial): \(String(decoding: b, as: UTF8.self))") != nil { accepted += 1 }
+        }
+        XCTAssertGreaterThan(accepted, 100)
+    }
+
     func testRandomEditsNeverMakeTheReadersDisagree() {
         let csv = Array("""
         id,lat,lon,radius,note,dwell,name

@@ -49,7 +49,7 @@ final class FenceLoaderTests: XCTestCase {
 
     func testCSVMissingColumn() {
         let p = fixture("bad/missing_column.csv")
-        assertThrows("bad/missing_column.csv", "\(p):1: CSV header is missing column \"lon\" (found: id, lat, radius; required: id, lat, lon, radius)")
+        assertThrows("bad/missing_column.csv", "\(p):1: CSV header has no lon column (columns: \"id\", \"lat\", \"radius\"); use --fields id=id,lat=lat,lon=NAME,radius=radius")
     }
 
     func testFeatureWithoutGeometry() throws {
@@ -61,7 +61,7 @@ final class FenceLoaderTests: XCTestCase {
 
     func testPointWithoutRadius() throws {
         XCTAssertEqual(try problems("bad/point_no_radius.geojson"),
-                       ["\(fixture("bad/point_no_radius.geojson")): feature 0 (id \"norad\"): Point feature has no properties.radius (metres)"])
+                       ["\(fixture("bad/point_no_radius.geojson")): feature 0 (id \"norad\"): Point feature has no properties.radius (or radius_m, radius_km, r...); map one with --radius-field NAME or give --default-radius"])
     }
 
     func testBadRadiusValuesGeoJSON() throws {
