@@ -136,6 +136,20 @@ final class ByteSource {
     /// source is exhausted. Returns the new end of the data (the kept bytes are now at
     /// `0..<end - start`) and whether nothing more was added (end of input). `base` may move.
     func refill(keeping start: Int, end: Int) throws(ByteSourceError) -> (end: Int, eof: Bool) {
+        if let failure { throw failure }
+        do {
+            return try refillOnce(keeping: start, end: end)
+        } catch {
+            failure = error
+            throw error
+        }
+    }
+
+    /// The first failure, thrown again by every later ``refill(keeping:end:)``: a reader that
+    /// stops reading ahead at a failure meets the same one when it gets there.
+    private var failure: ByteSourceError? = nil
+
+    private func refillOnce(keeping start: Int, end: Int) throws(ByteSourceError) -> (end: Int, eof: Bool) {
         let kept = end - start
         if start > 0 && kept > 0 { (base).update(from: base + start, count: kept) }
         if capacity - kept < chunkSize {
@@ -149,6 +163,12 @@ final class ByteSource {
         let room = min(capacity - kept, isGzip ? capacity - kept : chunkSize)
         let n = isGzip ? try inflateSome(into: base + kept, max: room) : try readRaw(into: base + kept, max: room)
         return (kept + n, n == 0)
+    }
+
+    /// Moves `base[start..<end]` to the front without reading; returns the new end.
+    func compact(keeping start: Int, end: Int) -> Int {
+        if start > 0 && end > start { base.update(from: base + start, count: end - start) }
+        return end - start
     }
 
     /// One `read(2)`, retried on EINTR; 0 only at end of file.

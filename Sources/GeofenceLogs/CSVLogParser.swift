@@ -204,6 +204,12 @@ struct CSVLogParser {
                 i -= keep - core.pos
                 if !more && i >= core.end {
                     // End of input inside the row.
+                    if inQuotes && !core.windowEndsFile {
+                        // A parse worker's window split a quoted field: not this row's fault.
+                        core.straddle = (core.pos, line - 1)
+                        core.pos = i
+                        return nil
+                    }
                     if inQuotes { problem = "unterminated quoted field (the file ends inside it)" }
                     finishField(scratch.count)
                     break scan
