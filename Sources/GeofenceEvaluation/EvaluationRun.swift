@@ -35,9 +35,27 @@ public struct EvaluationSummary: Sendable {
     public var seconds = 0.0
     /// Log bytes read (compressed size for gzip).
     public var bytes: Int64 = 0
+    /// How the logs were read: `parallel` (by the worker threads at once) or `serial`.
+    public var reading = "serial"
+    /// Why the logs were read serially (nil when parallel).
+    public var readingReason: String? = "one thread"
+
+    private var readingNoted = false
 
     /// An empty summary.
     public init() {}
+
+    /// Records how one log was read: the run reads `parallel` when every log did, else
+    /// `serial` with the first log's reason.
+    public mutating func noteReading(_ r: LogReading) {
+        switch r {
+        case .parallel:
+            if !readingNoted { reading = "parallel"; readingReason = nil }
+        case .serial(let why):
+            if !readingNoted || reading == "parallel" { reading = "serial"; readingReason = why }
+        }
+        readingNoted = true
+    }
 
     /// Fixes per second of evaluation (`fixes / seconds`; 0 before any time is measured).
     public var fixesPerSecond: Double { seconds > 0 ? Double(fixes) / seconds : 0 }
@@ -50,6 +68,8 @@ public struct EvaluationSummary: Sendable {
             ("skipped", .object(skipped.sorted { $0.key < $1.key }.map { ($0.key.rawValue, .number(Double($0.value))) })),
             ("skipped_total", .number(Double(skipped.values.reduce(0, +)))),
             ("threads", .number(Double(threads))),
+            ("reading", .string(reading)),
+        ] + (readingReason.map { [("reading_reason", JSONValue.string($0))] } ?? []) + [
             ("fence_seconds", .number((fenceSeconds * 1000).rounded() / 1000)),
             ("seconds", .number((seconds * 1000).rounded() / 1000)),
             ("fixes_per_second", .number(fixesPerSecond.rounded())),

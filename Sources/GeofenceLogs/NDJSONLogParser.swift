@@ -53,7 +53,7 @@ struct NDJSONLogParser {
     }
 
     mutating func read(into batch: inout [Fix], max: Int, _ core: inout ReadCore, _ devices: inout DeviceState) throws(GeofenceError) {
-        if core.line == 0 { try core.skipBOM() }
+        if core.line == 0 && !core.deferOrder { try core.skipBOM() }
         var s = 0, e = 0, terminated = true
         // For each role: kind, value start, value end (string contents without quotes), escaped.
         var kinds: (Kind, Kind, Kind, Kind, Kind) = (.absent, .absent, .absent, .absent, .absent)

@@ -30,34 +30,37 @@ struct ChunkResult: @unchecked Sendable {
     var lines: [Int] = []
     var devices = DeviceState()
     var skipped: [SkipReason: Int] = [:]
+    /// The first message of each reason, without `path:line:` (its line is in `firstLines`).
     var firstMessages: [SkipReason: String] = [:]
+    var firstLines: [SkipReason: Int] = [:]
     /// Strict mode: the first bad row (every fix before it is in `fixes`).
     var error: GeofenceError? = nil
     /// The record that ran past the chunk (offset, line before it); nothing after it was read.
     var straddle: (pos: Int, line: Int)? = nil
     /// The chunk started with the time unit unresolved and resolved it: the unit and the value.
     var resolvedUnit: (unit: TimeUnit, first: Double)? = nil
-    /// Lines read up to the end of the chunk.
+    /// Lines in the chunk (the lines of fixes, messages, the error and `straddle` count from its start).
     var endLine = 0
 }
 
 /// Reads a CSV or NDJSON log with several threads, giving the same fixes, devices, skip counts,
 /// messages and errors as a serial read (docs/logs.md#parallel-reading).
 ///
-/// Round by round: the window of decoded bytes is filled to a few chunks per thread; the
-/// workers count its newlines (and, for CSV, quotes) in equal parts; record boundaries are
-/// found from the quote parity (a newline after an even number of quotes since the window's
-/// start, which is a record boundary, ends a record); the chunks between boundaries are parsed
-/// at once, each worker with its own device table and skip counts; then one thread joins them
-/// in file order: device indices mapped to the shared table (devices by first appearance),
-/// time order and duplicates checked, skips and first messages added. A chunk whose last
-/// record runs past its end (a quote that is not RFC 4180 quoting made the parity wrong) ends
-/// the round there, and the next record is read serially; so is a record longer than the
-/// window, and the rest of a file whose source failed.
+/// Round by round: the window of decoded bytes is filled to a few chunks per thread and cut
+/// after the first newline past each of equal parts; the chunks are parsed at once, each worker
+/// with its own device table, skip counts and line numbers from 0; then one thread joins them in
+/// file order: lines offset, device indices mapped to the shared table (devices by first
+/// appearance), time order and duplicates checked, skips and first messages added. A chunk
+/// whose last record runs past its end (the cut was inside a quoted CSV field) ends the round
+/// there: that record is read serially, and from then on the cuts are made where the quote
+/// parity is even. A record longer than the window, and the rest of a file whose source
+/// failed, are read serially too.
 struct ParallelReader {
     let threads: Int
     /// Bytes per chunk.
     let chunkBytes: Int
+    /// Find record boundaries by quote parity (after a split fell inside a quoted field).
+    var quoteParity = false
     /// The end of input was reached.
     var done = false
 
@@ -82,41 +85,19 @@ struct ParallelReader {
         }
         let s0 = core.pos, e0 = core.end
         if s0 >= e0 && core.eof { done = true; return }
-        let quotes = parser.quotesHideNewlines
-        let parts = Swift.max(1, Swift.min((e0 - s0 + chunkBytes - 1) / chunkBytes, 4 * threads))
-        let counts = Self.count(core.base, s0, e0, parts: parts, quotes: quotes)
-        let roundEnd: Int
-        if core.eof {
-            roundEnd = e0
-        } else {
-            var parity = counts.reduce(0) { $0 + $1.quotes } & 1
-            var j = e0 - 1, found = -1
-            while j >= s0 {
-                let c = core.base[j]
-                if c == 0x22 && quotes { parity ^= 1 } else if c == 0x0A && parity == 0 { found = j + 1; break }
-                j -= 1
-            }
-            roundEnd = found
-        }
-        guard roundEnd > s0 else { return try serialStep(&parser, &core, &devices, &out) }
-
-        // Chunk starts: the first boundary at or after each part's start.
-        var starts = [(pos: s0, line: core.line)]
-        var lines = core.line, parity = 0
-        for k in 1..<parts {
-            lines += counts[k - 1].lines
-            parity ^= counts[k - 1].quotes & 1
-            var j = s0 + (e0 - s0) * k / parts, q = parity, l = lines
-            while j < roundEnd {
-                let c = core.base[j]
-                if c == 0x22 && quotes { q ^= 1 } else if c == 0x0A { l += 1; if q == 0 { j += 1; break } }
-                j += 1
-            }
-            if j >= roundEnd { break }
-            if j > starts[starts.count - 1].pos { starts.append((j, l)) }
-        }
+        let base = core.base
+        // Parts of at most a chunk, and of 64 KiB or less while that leaves a few per thread
+        // (a small log is split too).
+        let part = Swift.min(chunkBytes, Swift.max(1 << 16, (e0 - s0) / (4 * threads)))
+        let parts = Swift.max(1, Swift.min((e0 - s0 + part - 1) / part, 4 * threads))
+        let guesses = (1..<parts).map { s0 + (e0 - s0) * $0 / parts }
+        let cut = quoteParity ? Self.boundariesByParity(base, s0, e0, eof: core.eof, guesses: guesses)
+                              : Self.boundaries(base, s0, e0, eof: core.eof, guesses: guesses)
+        guard let roundEnd = cut.end, roundEnd > s0 else { return try serialStep(&parser, &core, &devices, &out) }
+        let starts = [s0] + cut.starts.filter { $0 < roundEnd }
         let chunkCount = starts.count
-        let base = UnsafeShared(base: core.base)
+
+        let window = UnsafeShared(base: base)
         let settings = ChunkSettings(path: core.path, strict: core.strict, fileIndex: core.fileIndex, timeUnit: core.timeUnit,
                                      timeUnitDetected: core.timeUnitDetected, firstNumericTime: core.firstNumericTime,
                                      timeRange: core.timeRange)
@@ -125,18 +106,17 @@ struct ParallelReader {
         let sharedParser = parser
         results.withUnsafeMutableBufferPointer { rs in
             let slots = UnsafeShared(base: rs.baseAddress!)
-            let bounds = starts
             DispatchQueue.concurrentPerform(iterations: chunkCount) { i in
-                let to = i + 1 < bounds.count ? bounds[i + 1].pos : roundEnd
-                slots.base[i] = Self.parse(sharedParser, base.base, from: bounds[i].pos, to: to, line: bounds[i].line,
-                                           endsFile: endsFile && to == e0, settings)
+                let to = i + 1 < starts.count ? starts[i + 1] : roundEnd
+                slots.base[i] = Self.parse(sharedParser, window.base, from: starts[i], to: to, endsFile: endsFile && to == e0, settings)
             }
         }
 
-        // Join in file order.
+        // Join in file order; a chunk's lines count from its start.
         for i in 0..<chunkCount {
             guard var r = results[i] else { continue }
-            let to = i + 1 < chunkCount ? starts[i + 1].pos : roundEnd
+            let to = i + 1 < chunkCount ? starts[i + 1] : roundEnd
+            let lineBase = core.line
             if let (unit, first) = r.resolvedUnit {
                 if core.timeUnit == .auto {
                     core.timeUnit = unit
@@ -147,40 +127,93 @@ struct ParallelReader {
                     let again = ChunkSettings(path: core.path, strict: core.strict, fileIndex: core.fileIndex, timeUnit: core.timeUnit,
                                               timeUnitDetected: core.timeUnitDetected, firstNumericTime: core.firstNumericTime,
                                               timeRange: core.timeRange)
-                    r = Self.parse(parser, core.base, from: starts[i].pos, to: to, line: starts[i].line,
-                                   endsFile: endsFile && to == e0, again)
+                    r = Self.parse(parser, base, from: starts[i], to: to, endsFile: endsFile && to == e0, again)
                 }
             }
             for (reason, n) in r.skipped {
                 core.skipped[reason, default: 0] += n
-                if core.firstMessages[reason] == nil, let m = r.firstMessages[reason] { core.firstMessages[reason] = m }
+                if core.firstMessages[reason] == nil, let m = r.firstMessages[reason] {
+                    core.firstMessages[reason] = "\(core.path):\(lineBase + (r.firstLines[reason] ?? 0)): \(m)"
+                }
             }
-            var global = [Int32](repeating: -1, count: r.devices.names.count)
+            var global = [Int32](repeating: -1, count: r.devices.offsets.count - 1)
             try r.devices.bytes.withUnsafeBufferPointer { (names) throws(GeofenceError) in
-                let namesBase = names.baseAddress ?? UnsafePointer(bitPattern: 1)!
+                guard let namesBase = names.baseAddress else { return }
                 for j in 0..<r.fixes.count {
                     var f = r.fixes[j]
                     let local = Int(f.device)
                     var g = global[local]
                     if g < 0 {
                         let s = r.devices.offsets[local], e = r.devices.offsets[local + 1]
-                        guard let d = try core.device(namesBase + s, e - s, line: r.lines[j], &devices) else { continue }
+                        guard let d = try core.device(namesBase + s, e - s, line: lineBase + r.lines[j], &devices) else { continue }
                         g = d
                         global[local] = g
                     }
                     f.device = g
-                    try core.accept(f, line: r.lines[j], &devices, &out)
+                    try core.accept(f, line: lineBase + r.lines[j], &devices, &out)
                 }
+            }
+            if case .input(var e)? = r.error {
+                if let l = e.location.line { e.location.line = lineBase + l }
+                throw .input(e)
             }
             if let e = r.error { throw e }
             if let (pos, line) = r.straddle {
+                // The split was inside a quoted field: find boundaries by quote parity from now on.
+                quoteParity = true
                 core.pos = pos
-                core.line = line
+                core.line = lineBase + line
                 return try serialStep(&parser, &core, &devices, &out)
             }
             core.pos = to
-            core.line = r.endLine
+            core.line = lineBase + r.endLine
         }
+    }
+
+    /// Where the chunks start: after the first newline at or after each guess; the round ends
+    /// after the last newline of the window (at the end of the window at the end of input).
+    /// A newline inside a quoted CSV field makes a chunk run past its end, which the join notices.
+    static func boundaries(_ base: UnsafeMutablePointer<UInt8>, _ s0: Int, _ e0: Int, eof: Bool, guesses: [Int]) -> (starts: [Int], end: Int?) {
+        var end: Int? = eof ? e0 : nil
+        if !eof {
+            var j = e0 - 1
+            while j >= s0 && base[j] != 0x0A { j -= 1 }
+            if j >= s0 { end = j + 1 }
+        }
+        var starts: [Int] = []
+        for g in guesses {
+            let from = Swift.max(g, starts.last ?? s0)
+            guard from < e0, let nl = memchr(base + from, 0x0A, e0 - from) else { break }
+            let j = base.distance(to: nl.assumingMemoryBound(to: UInt8.self)) + 1
+            if j > (starts.last ?? s0) { starts.append(j) }
+        }
+        return (starts, end)
+    }
+
+    /// ``boundaries`` for CSV with quoted newlines: a newline ends a record when an even number
+    /// of `"` precede it since `s0` (RFC 4180 quoting; `""` counts twice). One pass over the window.
+    static func boundariesByParity(_ base: UnsafeMutablePointer<UInt8>, _ s0: Int, _ e0: Int, eof: Bool, guesses: [Int]) -> (starts: [Int], end: Int?) {
+        var starts: [Int] = []
+        var lastBoundary = -1
+        var quoted = false
+        var k = 0
+        var i = s0
+        let p = UnsafePointer(base)
+        while i < e0 {
+            i = CSVLogParser.findDelimiterOrQuote(p, i, e0, 0x0A)
+            guard i < e0 else { break }
+            if p[i] == 0x22 {
+                quoted.toggle()
+            } else if !quoted {
+                lastBoundary = i + 1
+                while k < guesses.count && guesses[k] <= i {
+                    if starts.last != i + 1 { starts.append(i + 1) }
+                    k += 1
+                }
+            }
+            i += 1
+        }
+        return (starts, eof ? e0 : (lastBoundary > s0 ? lastBoundary : nil))
     }
 
     /// Reads serially until one more fix (or the end): for what the rounds do not split.
@@ -202,11 +235,11 @@ struct ParallelReader {
         var timeRange: TimeRange
     }
 
-    /// Parses `base[from..<to]` (whole records; `line` lines before it) with a private core.
-    static func parse(_ parser: LineParser, _ base: UnsafeMutablePointer<UInt8>, from: Int, to: Int, line: Int,
+    /// Parses `base[from..<to]` (whole records) with a private core, lines counted from 0.
+    static func parse(_ parser: LineParser, _ base: UnsafeMutablePointer<UInt8>, from: Int, to: Int,
                       endsFile: Bool, _ s: ChunkSettings) -> ChunkResult {
         var parser = parser
-        var core = ReadCore(window: base, pos: from, end: to, line: line, endsFile: endsFile,
+        var core = ReadCore(window: base, pos: from, end: to, line: 0, endsFile: endsFile,
                             path: s.path, strict: s.strict, fileIndex: s.fileIndex)
         core.timeUnit = s.timeUnit
         core.timeUnitDetected = s.timeUnitDetected
@@ -221,28 +254,13 @@ struct ParallelReader {
         r.lines = core.lines
         r.skipped = core.skipped
         r.firstMessages = core.firstMessages
+        r.firstLines = core.firstLines
         r.straddle = core.straddle
         r.endLine = core.line
         if s.timeUnit == .auto && core.timeUnit != .auto, let first = core.firstNumericTime {
             r.resolvedUnit = (core.timeUnit, first)
         }
         return r
-    }
-
-    /// Newlines and (with `quotes`) `"` in each of `parts` equal parts of `base[s..<e]`, counted
-    /// by the workers.
-    static func count(_ base: UnsafeMutablePointer<UInt8>, _ s: Int, _ e: Int, parts: Int, quotes: Bool) -> [(lines: Int, quotes: Int)] {
-        var out = [(lines: Int, quotes: Int)](repeating: (0, 0), count: parts)
-        let shared = UnsafeShared(base: base)
-        out.withUnsafeMutableBufferPointer { o in
-            let slots = UnsafeShared(base: o.baseAddress!)
-            DispatchQueue.concurrentPerform(iterations: parts) { k in
-                let from = s + (e - s) * k / parts, to = s + (e - s) * (k + 1) / parts
-                let p = UnsafePointer(shared.base)
-                slots.base[k] = (countByte(p, from, to, 0x0A), quotes ? countByte(p, from, to, 0x22) : 0)
-            }
-        }
-        return out
     }
 
     /// How many bytes of `p[from..<to]` equal `c`, eight at a time.

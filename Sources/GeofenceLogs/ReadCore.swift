@@ -46,6 +46,8 @@ struct ReadCore {
     var deferOrder = false
     /// With ``deferOrder``: the line of each fix appended.
     var lines: [Int] = []
+    /// With ``deferOrder``: the line of each first message (which then has no `path:line:`).
+    var firstLines: [SkipReason: Int] = [:]
     /// With ``deferOrder``: whether the end of the window is the end of the file.
     var windowEndsFile = true
     /// With ``deferOrder``: the offset and the line before the record that runs past the
@@ -144,7 +146,15 @@ struct ReadCore {
     mutating func report(_ reason: SkipReason, line: Int, _ message: () -> String) throws(GeofenceError) {
         if strict { throw .input(InputError(SourceLocation(file: path, line: line), .invalidRecord(reason: reason.rawValue), message())) }
         skipped[reason, default: 0] += 1
-        if firstMessages[reason] == nil { firstMessages[reason] = "\(path):\(line): \(message())" }
+        if firstMessages[reason] == nil {
+            if deferOrder {
+                // A worker's lines count from its chunk: the join adds the path and the line.
+                firstMessages[reason] = message()
+                firstLines[reason] = line
+            } else {
+                firstMessages[reason] = "\(path):\(line): \(message())"
+            }
+        }
     }
 
     /// A field's text for a message, quoted, shortened past 60 bytes.

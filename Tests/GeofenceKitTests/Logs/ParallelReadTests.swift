@@ -268,3 +268,47 @@ final class ParallelReadTests: XCTestCase {
         }
     }
 }
+
+/// The cuts between chunks, against a plain scan of the text.
+final class ChunkBoundaryTests: XCTestCase {
+    /// Record ends by RFC 4180: a newline outside quotes (a quote toggles; `""` toggles twice).
+    func recordEnds(_ b: [UInt8]) -> [Int] {
+        var quoted = false, out: [Int] = []
+        for (i, c) in b.enumerated() {
+            if c == 0x22 { quoted.toggle() } else if c == 0x0A && !quoted { out.append(i + 1) }
+        }
+        return out
+    }
+
+    func testBoundariesByParityAreRecordEnds() {
+        var g = SeededGenerator(seed: 11)
+        for _ in 0..<200 {
+            var text = ""
+            for _ in 0..<Int(g.next() % 30) {
+                switch g.next() % 5 {
+                case 0: text += "\"a\nb\"\"c\",1\n"
+                case 1: text += "x,\"\n\n\",2\n"
+                case 2: text += "\n"
+                default: text += "plain,\(g.next() % 100)\n"
+                }
+            }
+            let bytes = Array(text.utf8)
+            let ends = recordEnds(bytes)
+            let guesses = bytes.isEmpty ? [] : (0..<Int(g.next() % 6)).map { _ in Int(g.next() % UInt64(bytes.count)) }.sorted()
+            var copy = bytes + [0]
+            copy.withUnsafeMutableBufferPointer { b in
+                let (starts, end) = ParallelReader.boundariesByParity(b.baseAddress!, 0, bytes.count, eof: false, guesses: guesses)
+                XCTAssertEqual(end, ends.last, text)
+                // Each start: the first record end after its guess (duplicates dropped).
+                var expected: [Int] = []
+                for gu in guesses {
+                    if let e = ends.first(where: { $0 > gu }), e != expected.last, e != bytes.count + 1 { expected.append(e) }
+                }
+                XCTAssertEqual(starts, expected.filter { _ in true }, text)
+                let (plainStarts, plainEnd) = ParallelReader.boundaries(b.baseAddress!, 0, bytes.count, eof: true, guesses: guesses)
+                XCTAssertEqual(plainEnd, bytes.count)
+                for s in plainStarts { XCTAssertEqual(bytes[s - 1], 0x0A) }
+            }
+        }
+    }
+}
