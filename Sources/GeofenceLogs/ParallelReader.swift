@@ -61,6 +61,9 @@ struct ParallelReader {
     let chunkBytes: Int
     /// Find record boundaries by quote parity (after a split fell inside a quoted field).
     var quoteParity = false
+    /// The chunks' results and the join's device map, reused from round to round.
+    var results: [ChunkResult] = []
+    var global: [Int32] = []
     /// The end of input was reached.
     var done = false
 
@@ -102,72 +105,89 @@ struct ParallelReader {
                                      timeUnitDetected: core.timeUnitDetected, firstNumericTime: core.firstNumericTime,
                                      timeRange: core.timeRange)
         let endsFile = core.eof
-        var results = [ChunkResult?](repeating: nil, count: chunkCount)
+        // Results are reused from round to round: their arrays keep their capacity.
+        while results.count < chunkCount { results.append(ChunkResult()) }
         let sharedParser = parser
         results.withUnsafeMutableBufferPointer { rs in
             let slots = UnsafeShared(base: rs.baseAddress!)
             DispatchQueue.concurrentPerform(iterations: chunkCount) { i in
                 let to = i + 1 < starts.count ? starts[i + 1] : roundEnd
-                slots.base[i] = Self.parse(sharedParser, window.base, from: starts[i], to: to, endsFile: endsFile && to == e0, settings)
+                Self.parse(sharedParser, window.base, from: starts[i], to: to, endsFile: endsFile && to == e0, settings, into: &slots.base[i])
             }
         }
 
         // Join in file order; a chunk's lines count from its start.
         for i in 0..<chunkCount {
-            guard var r = results[i] else { continue }
             let to = i + 1 < chunkCount ? starts[i + 1] : roundEnd
-            let lineBase = core.line
-            if let (unit, first) = r.resolvedUnit {
-                if core.timeUnit == .auto {
-                    core.timeUnit = unit
-                    core.timeUnitDetected = true
-                    core.firstNumericTime = first
-                } else if core.timeUnit != unit {
-                    // An earlier chunk of this round chose another unit: read this one with it.
-                    let again = ChunkSettings(path: core.path, strict: core.strict, fileIndex: core.fileIndex, timeUnit: core.timeUnit,
-                                              timeUnitDetected: core.timeUnitDetected, firstNumericTime: core.firstNumericTime,
-                                              timeRange: core.timeRange)
-                    r = Self.parse(parser, base, from: starts[i], to: to, endsFile: endsFile && to == e0, again)
-                }
+            var r = ChunkResult()
+            swap(&r, &results[i])
+            defer { swap(&r, &results[i]) }
+            try join(&r, parser: parser, from: starts[i], to: to, endsFile: endsFile && to == e0, &core, &devices, &out)
+            if r.straddle != nil { return try serialStep(&parser, &core, &devices, &out) }
+        }
+    }
+
+    /// Adds one chunk's result to the reader's state, in file order: the time unit, skips and
+    /// first messages, devices, the time order of each fix. After a straddle the reader stands
+    /// at the record that ran past the chunk.
+    mutating func join(_ r: inout ChunkResult, parser: LineParser, from: Int, to: Int, endsFile: Bool,
+                       _ core: inout ReadCore, _ devices: inout DeviceState, _ out: inout [Fix]) throws(GeofenceError) {
+        let lineBase = core.line
+        if let (unit, first) = r.resolvedUnit {
+            if core.timeUnit == .auto {
+                core.timeUnit = unit
+                core.timeUnitDetected = true
+                core.firstNumericTime = first
+            } else if core.timeUnit != unit {
+                // An earlier chunk of this round chose another unit: read this one with it.
+                let again = ChunkSettings(path: core.path, strict: core.strict, fileIndex: core.fileIndex, timeUnit: core.timeUnit,
+                                          timeUnitDetected: core.timeUnitDetected, firstNumericTime: core.firstNumericTime,
+                                          timeRange: core.timeRange)
+                Self.parse(parser, core.base, from: from, to: to, endsFile: endsFile, again, into: &r)
             }
-            for (reason, n) in r.skipped {
-                core.skipped[reason, default: 0] += n
-                if core.firstMessages[reason] == nil, let m = r.firstMessages[reason] {
-                    core.firstMessages[reason] = "\(core.path):\(lineBase + (r.firstLines[reason] ?? 0)): \(m)"
-                }
+        }
+        for (reason, n) in r.skipped {
+            core.skipped[reason, default: 0] += n
+            if core.firstMessages[reason] == nil, let m = r.firstMessages[reason] {
+                core.firstMessages[reason] = "\(core.path):\(lineBase + (r.firstLines[reason] ?? 0)): \(m)"
             }
-            var global = [Int32](repeating: -1, count: r.devices.offsets.count - 1)
-            try r.devices.bytes.withUnsafeBufferPointer { (names) throws(GeofenceError) in
-                guard let namesBase = names.baseAddress else { return }
-                for j in 0..<r.fixes.count {
-                    var f = r.fixes[j]
+        }
+        global.removeAll(keepingCapacity: true)
+        global.append(contentsOf: repeatElement(-1, count: r.devices.offsets.count - 1))
+        out.reserveCapacity(out.count + r.fixes.count)
+        let lines = r.lines, fixes = r.fixes, offsets = r.devices.offsets
+        try r.devices.bytes.withUnsafeBufferPointer { (names) throws(GeofenceError) in
+            guard let namesBase = names.baseAddress else { return }
+            try global.withUnsafeMutableBufferPointer { (global) throws(GeofenceError) in
+                for j in 0..<fixes.count {
+                    var f = fixes[j]
                     let local = Int(f.device)
                     var g = global[local]
                     if g < 0 {
-                        let s = r.devices.offsets[local], e = r.devices.offsets[local + 1]
-                        guard let d = try core.device(namesBase + s, e - s, line: lineBase + r.lines[j], &devices) else { continue }
+                        let s = offsets[local], e = offsets[local + 1]
+                        guard let d = try core.device(namesBase + s, e - s, line: lineBase + lines[j], &devices) else { continue }
                         g = d
                         global[local] = g
                     }
                     f.device = g
-                    try core.accept(f, line: lineBase + r.lines[j], &devices, &out)
+                    try core.accept(f, line: lineBase + lines[j], &devices, &out)
                 }
             }
-            if case .input(var e)? = r.error {
-                if let l = e.location.line { e.location.line = lineBase + l }
-                throw .input(e)
-            }
-            if let e = r.error { throw e }
-            if let (pos, line) = r.straddle {
-                // The split was inside a quoted field: find boundaries by quote parity from now on.
-                quoteParity = true
-                core.pos = pos
-                core.line = lineBase + line
-                return try serialStep(&parser, &core, &devices, &out)
-            }
-            core.pos = to
-            core.line = lineBase + r.endLine
         }
+        if case .input(var e)? = r.error {
+            if let l = e.location.line { e.location.line = lineBase + l }
+            throw .input(e)
+        }
+        if let e = r.error { throw e }
+        if let (pos, line) = r.straddle {
+            // The split was inside a quoted field: find boundaries by quote parity from now on.
+            quoteParity = true
+            core.pos = pos
+            core.line = lineBase + line
+            return
+        }
+        core.pos = to
+        core.line = lineBase + r.endLine
     }
 
     /// Where the chunks start: after the first newline at or after each guess; the round ends
@@ -237,7 +257,7 @@ struct ParallelReader {
 
     /// Parses `base[from..<to]` (whole records) with a private core, lines counted from 0.
     static func parse(_ parser: LineParser, _ base: UnsafeMutablePointer<UInt8>, from: Int, to: Int,
-                      endsFile: Bool, _ s: ChunkSettings) -> ChunkResult {
+                      endsFile: Bool, _ s: ChunkSettings, into r: inout ChunkResult) {
         var parser = parser
         var core = ReadCore(window: base, pos: from, end: to, line: 0, endsFile: endsFile,
                             path: s.path, strict: s.strict, fileIndex: s.fileIndex)
@@ -245,13 +265,19 @@ struct ParallelReader {
         core.timeUnitDetected = s.timeUnitDetected
         core.firstNumericTime = s.firstNumericTime
         core.timeRange = s.timeRange
-        var r = ChunkResult()
+        r.fixes.removeAll(keepingCapacity: true)
+        r.lines.removeAll(keepingCapacity: true)
+        r.devices.removeAll()
+        r.devices.bytesOnly = true
+        r.error = nil
+        r.resolvedUnit = nil
+        swap(&core.lines, &r.lines)
         do {
             try parser.read(into: &r.fixes, max: Int.max, &core, &r.devices)
         } catch {
             r.error = error
         }
-        r.lines = core.lines
+        swap(&core.lines, &r.lines)
         r.skipped = core.skipped
         r.firstMessages = core.firstMessages
         r.firstLines = core.firstLines
@@ -260,7 +286,6 @@ struct ParallelReader {
         if s.timeUnit == .auto && core.timeUnit != .auto, let first = core.firstNumericTime {
             r.resolvedUnit = (core.timeUnit, first)
         }
-        return r
     }
 
     /// How many bytes of `p[from..<to]` equal `c`, eight at a time.

@@ -189,6 +189,24 @@ final class ParallelReadTests: XCTestCase {
         assertSameAsSerial(path, LogReaderOptions())
     }
 
+    /// Device ids that are not UTF-8 are bad rows wherever they fall; valid non-ASCII ones are devices.
+    func testDeviceIdsNotUTF8() throws {
+        var bytes = Array("device,time,lat,lon\n".utf8)
+        for i in 0..<60 {
+            let device: [UInt8] = i % 7 == 3 ? [0x61, 0xFF, 0x62] : i % 5 == 0 ? Array("é\(i % 3)".utf8) : Array("d\(i % 4)".utf8)
+            bytes += device + Array(",\(1_600_000_000 + i),1,2\n".utf8)
+        }
+        let path = dir + "/utf8.csv"
+        XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: Data(bytes)))
+        assertSameAsSerial(path, LogReaderOptions(skipInvalid: true))
+        assertSameAsSerial(path, LogReaderOptions())
+        var o = LogReaderOptions(skipInvalid: true)
+        o.threads = 2
+        o.parallelChunkSize = 16
+        let (_, reader) = try readLog(path, o)
+        XCTAssertEqual(reader.skipped, [.malformedRow: 9])
+    }
+
     /// A time going backwards across a chunk boundary names the line of the fix before it.
     func testTimeOrderAcrossChunks() {
         var s = "device,time,lat,lon\n"
