@@ -75,7 +75,7 @@ public final class LogReader {
         self.path = path
         self.options = options
         self.devices = devices
-        source = try ByteSource(path: path, chunkSize: options.chunkSize)
+        source = try ByteSource(path: path, chunkSize: options.chunkSize, pipelined: options.threads > 1)
         let fileIndex = Int32(devices.state.files.count)
         devices.state.files.append(path)
         core = ReadCore(source: source, path: path, strict: !options.skipInvalid,

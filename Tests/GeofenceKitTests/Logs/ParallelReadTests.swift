@@ -247,6 +247,30 @@ final class ParallelReadTests: XCTestCase {
         assertSameAsSerial(cut, LogReaderOptions(skipInvalid: true))
     }
 
+    /// gzip inflated on its own thread: a reader dropped part-way stops it; a garbled stream
+    /// is a gzip error.
+    func testPipelinedGzipStopsAndFails() throws {
+        let text = messyCSV(seed: 7, rows: 30_000, bad: false, millis: false)
+        let path = writeFile(dir, "big.csv", text)
+        XCTAssertEqual(runTool("/bin/gzip", ["-k", path]), 0)
+        var o = LogReaderOptions(skipInvalid: true)
+        o.threads = 2
+        o.chunkSize = 4096
+        for _ in 0..<5 {
+            let reader = try LogReader(path: path + ".gz", options: o)
+            var batch: [Fix] = []
+            XCTAssertTrue(try reader.next(into: &batch, max: 10))
+            XCTAssertEqual(batch.count, 10)
+        }
+        var garbled = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path + ".gz")))
+        for i in 20_000..<20_400 { garbled[i] = UInt8(truncatingIfNeeded: i &* 37) }
+        let bad = dir + "/garbled.csv.gz"
+        XCTAssertTrue(FileManager.default.createFile(atPath: bad, contents: Data(garbled)))
+        XCTAssertThrowsError(try readLog(bad, o)) { e in
+            XCTAssertTrue("\(e)".contains(": bad gzip stream: "), "\(e)")
+        }
+    }
+
     /// The bundled AIS log reads the same at 1, 2 and 8 threads.
     func testBundledAISMatchesSerial() throws {
         let path = packageRoot + "/data/virginia_beach_ais.csv"
