@@ -495,7 +495,8 @@ public final class EvaluationRun {
         return c
     }
 
-    /// Writes every event in docs/evaluation.md order.
+    /// Writes every event in docs/evaluation.md order (with several threads and nothing
+    /// spilled, formatted by the workers; the bytes are the same).
     /// With `spill`, the events it holds come first for each device, merged in order
     /// (docs/evaluation.md#memory); the held events are taken out of the run, and the merge
     /// reads the runs through buffers of `mergeBytes` in all (at least 256 events each). Returns the
@@ -514,7 +515,7 @@ public final class EvaluationRun {
             if e.device != currentDevice { currentDevice = e.device; name = deviceName(e.device) }
             counts[Int(e.type.rawValue)] += 1
             writer.line(e, device: name, into: &out)
-            if out.utf8.count >= 1 << 16 {
+            if out.utf8.count >= 1 << 20 {
                 try sink.write(out)
                 out.removeAll(keepingCapacity: true)
             }
@@ -524,6 +525,15 @@ public final class EvaluationRun {
             try self.spill(into: spill)
             let perRun = max(256, mergeBytes / EventSpill.eventBytes / max(1, spill.paths.count))
             try spill.merge(held: [], deviceCount: deviceCount, bufferEvents: perRun, emit)
+        } else if threads > 1 {
+            // Formatted by the workers, written in order in writes of about 1 MiB.
+            try formatHeldEvents(writer, deviceName: deviceName, counts: &counts) { (text) throws(GeofenceError) in
+                out += text
+                if out.utf8.count >= 1 << 20 {
+                    try sink.write(out)
+                    out.removeAll(keepingCapacity: true)
+                }
+            }
         } else {
             for d in 0..<deviceCount {
                 let t = tracker(d)
