@@ -154,7 +154,6 @@ struct ParallelReader {
         }
         global.removeAll(keepingCapacity: true)
         global.append(contentsOf: repeatElement(-1, count: r.devices.offsets.count - 1))
-        out.reserveCapacity(out.count + r.fixes.count)
         let lines = r.lines, fixes = r.fixes, offsets = r.devices.offsets
         try r.devices.bytes.withUnsafeBufferPointer { (names) throws(GeofenceError) in
             guard let namesBase = names.baseAddress else { return }
