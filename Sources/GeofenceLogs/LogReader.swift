@@ -24,6 +24,10 @@ import GeofenceBase
 /// - Order: fixes come in file order. Each device's fixes are checked to be in non-decreasing
 ///   time, and a fix identical in time and position to its device's previous fix is a
 ///   duplicate (see ``SkipReason``).
+/// - Threads: with ``LogReaderOptions/threads`` above 1, CSV and NDJSON are parsed by that
+///   many threads at once, in rounds of a few chunks per thread read ahead (``reading`` says
+///   so); the fixes, batches, devices, skips, messages and errors are those of a serial read,
+///   but ``line`` and ``bytesRead`` run ahead of the batches delivered.
 /// - Not thread-safe: one reader per thread; a ``DeviceTable`` is shared only between readers
 ///   used one after the other.
 public final class LogReader {
