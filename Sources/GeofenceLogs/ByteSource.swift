@@ -53,7 +53,8 @@ final class ByteSource {
     ///   ``InputError/Kind/cannotOpen(errno:)`` or ``InputError/Kind/notAFile`` when the file
     ///   cannot be opened or is a directory, ``InputError/Kind/readFailed(errno:)`` when reading
     ///   fails, ``InputError/Kind/malformed`` when zlib cannot start.
-    /// With `pipelined`, gzip is inflated ahead on a thread of its own (``InflatePipe``).
+    /// With `pipelined`, gzip is inflated ahead on a thread of its own (``InflatePipe``), unless
+    /// the file is no larger than one chunk.
     init(path: String, chunkSize: Int, pipelined: Bool = false) throws(GeofenceError) {
         self.path = path
         self.chunkSize = chunkSize
@@ -114,7 +115,8 @@ final class ByteSource {
                 throw .malformed(SourceLocation(file: path), "cannot start gzip decompression (zlib error \(r))")
             }
             stream = s
-            if pipelined {
+            // A file of one chunk gains nothing from a thread of its own.
+            if pipelined && (totalBytes ?? Int64.max) > Int64(chunkSize) {
                 let source = UnsafeSource(self)
                 pipe = InflatePipe(blockSize: max(chunkSize, 1 << 16)) { (p, max) throws(ByteSourceError) -> Int in
                     try source.base.inflateSome(into: p, max: max)

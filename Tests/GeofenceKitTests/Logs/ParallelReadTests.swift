@@ -240,11 +240,16 @@ final class ParallelReadTests: XCTestCase {
         let text = messyCSV(seed: 99, rows: 2000, bad: true, millis: false)
         let path = writeFile(dir, "g.csv", text)
         XCTAssertEqual(runTool("/bin/gzip", ["-k", path]), 0)
-        assertSameAsSerial(path + ".gz", LogReaderOptions(skipInvalid: true))
         let data = try Data(contentsOf: URL(fileURLWithPath: path + ".gz"))
         let cut = dir + "/cut.csv.gz"
         _ = FileManager.default.createFile(atPath: cut, contents: data.prefix(data.count * 2 / 3))
-        assertSameAsSerial(cut, LogReaderOptions(skipInvalid: true))
+        // Inflated on the reading thread (the file is one chunk) and on its own thread.
+        for chunk in [1 << 20, 4096] {
+            var o = LogReaderOptions(skipInvalid: true)
+            o.chunkSize = chunk
+            assertSameAsSerial(path + ".gz", o)
+            assertSameAsSerial(cut, o)
+        }
     }
 
     /// gzip inflated on its own thread: a reader dropped part-way stops it; a garbled stream
