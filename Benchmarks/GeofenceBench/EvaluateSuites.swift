@@ -82,7 +82,8 @@ struct EvaluateSuites {
         return rates
     }
 
-    /// Times LogReader → EvaluationRun over a file (the CLI's loop, without writing events).
+    /// Times LogReader → EvaluationRun over a file (the CLI's loop, without writing events); the
+    /// run's threads read the file too.
     func fromFile(_ workload: String, _ compiled: CompiledFences, path: String, bytes: Int, suite: String,
                   fences: Int, repeats: Int, expectedFixes: Int?, engineSuffix: String = "") throws {
         var reference: (count: Int, hash: UInt64)? = nil
@@ -95,7 +96,9 @@ struct EvaluateSuites {
                 var batch: [Fix] = []
                 batch.reserveCapacity(RandomWalk.batchSize)
                 let (t, cpu) = try Clock.wallAndCPU {
-                    let reader = try LogReader(path: path)
+                    var options = LogReaderOptions()
+                    options.threads = threads
+                    let reader = try LogReader(path: path, options: options)
                     while try reader.next(into: &batch, max: RandomWalk.batchSize) { run.process(batch) }
                 }
                 if r > 0 { cpus.append(cpu) }
@@ -271,7 +274,28 @@ struct EvaluateSuites {
                 let bytes = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
                 try fromFile(c.name, compiled, path: path, bytes: bytes, suite: "evaluate-real", fences: fences.count,
                              repeats: max(repeats, 3), expectedFixes: fixes.count, engineSuffix: " file")
+                // The same log gzip-compressed (inflated on the reading thread, parsed by all).
+                let gz = NSTemporaryDirectory() + "geofence-bench-\(getpid())-trace.csv.gz"
+                defer { try? FileManager.default.removeItem(atPath: gz) }
+                if gzip(path, to: gz) {
+                    let gzBytes = (try? FileManager.default.attributesOfItem(atPath: gz)[.size] as? Int) ?? 0
+                    try fromFile(c.name, compiled, path: gz, bytes: gzBytes, suite: "evaluate-real", fences: fences.count,
+                                 repeats: max(repeats, 3), expectedFixes: fixes.count, engineSuffix: " gzip file")
+                }
             }
         }
     }
+}
+
+/// Compresses `path` to `out` with the system gzip (false when it is missing or fails).
+func gzip(_ path: String, to out: String) -> Bool {
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: "/bin/gzip")
+    p.arguments = ["-c", path]
+    guard FileManager.default.createFile(atPath: out, contents: nil), let h = FileHandle(forWritingAtPath: out) else { return false }
+    defer { try? h.close() }
+    p.standardOutput = h
+    do { try p.run() } catch { return false }
+    p.waitUntilExit()
+    return p.terminationStatus == 0
 }

@@ -35,9 +35,27 @@ public struct EvaluationSummary: Sendable {
     public var seconds = 0.0
     /// Log bytes read (compressed size for gzip).
     public var bytes: Int64 = 0
+    /// How the logs were read: `parallel` (by the worker threads at once) or `serial`.
+    public var reading = "serial"
+    /// Why the logs were read serially (nil when parallel).
+    public var readingReason: String? = "one thread"
+
+    private var readingNoted = false
 
     /// An empty summary.
     public init() {}
+
+    /// Records how one log was read: the run reads `parallel` when every log did, else
+    /// `serial` with the first log's reason.
+    public mutating func noteReading(_ r: LogReading) {
+        switch r {
+        case .parallel:
+            if !readingNoted { reading = "parallel"; readingReason = nil }
+        case .serial(let why):
+            if !readingNoted || reading == "parallel" { reading = "serial"; readingReason = why }
+        }
+        readingNoted = true
+    }
 
     /// Fixes per second of evaluation (`fixes / seconds`; 0 before any time is measured).
     public var fixesPerSecond: Double { seconds > 0 ? Double(fixes) / seconds : 0 }
@@ -50,6 +68,8 @@ public struct EvaluationSummary: Sendable {
             ("skipped", .object(skipped.sorted { $0.key < $1.key }.map { ($0.key.rawValue, .number(Double($0.value))) })),
             ("skipped_total", .number(Double(skipped.values.reduce(0, +)))),
             ("threads", .number(Double(threads))),
+            ("reading", .string(reading)),
+        ] + (readingReason.map { [("reading_reason", JSONValue.string($0))] } ?? []) + [
             ("fence_seconds", .number((fenceSeconds * 1000).rounded() / 1000)),
             ("seconds", .number((seconds * 1000).rounded() / 1000)),
             ("fixes_per_second", .number(fixesPerSecond.rounded())),
@@ -479,7 +499,8 @@ public final class EvaluationRun {
         return c
     }
 
-    /// Writes every event in docs/evaluation.md order.
+    /// Writes every event in docs/evaluation.md order (with several threads and nothing
+    /// spilled, formatted by the workers; the bytes are the same).
     /// With `spill`, the events it holds come first for each device, merged in order
     /// (docs/evaluation.md#memory); the held events are taken out of the run, and the merge
     /// reads the runs through buffers of `mergeBytes` in all (at least 256 events each). Returns the
@@ -508,7 +529,7 @@ public final class EvaluationRun {
             if e.device != currentDevice { currentDevice = e.device; name = deviceName(e.device) }
             counts[Int(e.type.rawValue)] += 1
             writer.line(e, device: name, into: &out)
-            if out.utf8.count >= 1 << 16 {
+            if out.utf8.count >= 1 << 20 {
                 try sink.write(out)
                 out.removeAll(keepingCapacity: true)
             }
@@ -518,6 +539,15 @@ public final class EvaluationRun {
             try self.spill(into: spill)
             let perRun = max(256, mergeBytes / EventSpill.eventBytes / max(1, spill.paths.count))
             try spill.merge(held: [], deviceCount: deviceCount, bufferEvents: perRun, emit)
+        } else if threads > 1 {
+            // Formatted by the workers, written in order in writes of about 1 MiB.
+            try formatHeldEvents(writer, deviceName: deviceName, counts: &counts) { (text) throws(GeofenceError) in
+                out += text
+                if out.utf8.count >= 1 << 20 {
+                    try sink.write(out)
+                    out.removeAll(keepingCapacity: true)
+                }
+            }
         } else {
             for d in 0..<deviceCount {
                 let t = tracker(d)

@@ -28,6 +28,9 @@ public final class EventStream: Sequence, IteratorProtocol {
         precondition(batchSize >= 1, "a batch holds at least one fix")
         run = EvaluationRun(compiled: compiled, settings: settings, threads: threads)
         self.logs = logs
+        var options = options
+        // The run's threads read the logs too (the fixes do not depend on it).
+        options.threads = Swift.max(options.threads, threads)
         self.options = options
         self.batchSize = batchSize
         devices = DeviceTable()
@@ -94,6 +97,7 @@ public final class EventStream: Sequence, IteratorProtocol {
             if !more {
                 for (k, v) in r.skipped { summary.skipped[k, default: 0] += v }
                 summary.bytes += r.bytesRead
+                summary.noteReading(r.reading)
                 if nextLog < logs.count {
                     reader = try LogReader(path: logs[nextLog], options: options, devices: devices)
                     nextLog += 1

@@ -1,6 +1,7 @@
 import GeofenceBase
 import CZlib
 import Glibc
+import Synchronization
 
 /// A failure of the byte source; the reader adds the file and line.
 enum ByteSourceError: Error {
@@ -27,7 +28,11 @@ final class ByteSource {
     /// Size of the file in bytes when it is a regular file (nil for pipes and terminals).
     let totalBytes: Int64?
     /// Bytes taken from the file so far (compressed bytes for gzip): progress against `totalBytes`.
-    private(set) var bytesRead: Int64 = 0
+    var bytesRead: Int64 { readCount.load(ordering: .relaxed) }
+    /// (Written by the inflating thread when gzip is pipelined.)
+    private let readCount = Atomic<Int64>(0)
+    /// gzip read in parallel: the thread that inflates ahead.
+    private var pipe: InflatePipe?
     let chunkSize: Int
 
     /// The decoded bytes: the reader's window is a range of `base[0..<capacity]`.
@@ -48,7 +53,9 @@ final class ByteSource {
     ///   ``InputError/Kind/cannotOpen(errno:)`` or ``InputError/Kind/notAFile`` when the file
     ///   cannot be opened or is a directory, ``InputError/Kind/readFailed(errno:)`` when reading
     ///   fails, ``InputError/Kind/malformed`` when zlib cannot start.
-    init(path: String, chunkSize: Int) throws(GeofenceError) {
+    /// With `pipelined`, gzip is inflated ahead on a thread of its own (``InflatePipe``), unless
+    /// the file is no larger than one chunk.
+    init(path: String, chunkSize: Int, pipelined: Bool = false) throws(GeofenceError) {
         self.path = path
         self.chunkSize = chunkSize
         if path == "-" {
@@ -108,12 +115,27 @@ final class ByteSource {
                 throw .malformed(SourceLocation(file: path), "cannot start gzip decompression (zlib error \(r))")
             }
             stream = s
+            // A file of one chunk gains nothing from a thread of its own.
+            if pipelined && (totalBytes ?? Int64.max) > Int64(chunkSize) {
+                let source = UnsafeSource(self)
+                pipe = InflatePipe(blockSize: max(chunkSize, 1 << 16)) { (p, max) throws(ByteSourceError) -> Int in
+                    try source.base.inflateSome(into: p, max: max)
+                }
+            }
         } else {
             prefilled = n
         }
     }
 
+    /// The source as the inflating thread sees it: it alone touches the zlib stream, the
+    /// compressed input and the descriptor until ``InflatePipe/stop()`` returns.
+    private struct UnsafeSource: @unchecked Sendable {
+        unowned(unsafe) let base: ByteSource
+        init(_ base: ByteSource) { self.base = base }
+    }
+
     deinit {
+        pipe?.stop()
         if let stream {
             inflateEnd(stream)
             stream.deinitialize(count: 1)
@@ -136,6 +158,20 @@ final class ByteSource {
     /// source is exhausted. Returns the new end of the data (the kept bytes are now at
     /// `0..<end - start`) and whether nothing more was added (end of input). `base` may move.
     func refill(keeping start: Int, end: Int) throws(ByteSourceError) -> (end: Int, eof: Bool) {
+        if let failure { throw failure }
+        do {
+            return try refillOnce(keeping: start, end: end)
+        } catch {
+            failure = error
+            throw error
+        }
+    }
+
+    /// The first failure, thrown again by every later ``refill(keeping:end:)``: a reader that
+    /// stops reading ahead at a failure meets the same one when it gets there.
+    private var failure: ByteSourceError? = nil
+
+    private func refillOnce(keeping start: Int, end: Int) throws(ByteSourceError) -> (end: Int, eof: Bool) {
         let kept = end - start
         if start > 0 && kept > 0 { (base).update(from: base + start, count: kept) }
         if capacity - kept < chunkSize {
@@ -147,8 +183,19 @@ final class ByteSource {
             capacity = newCapacity
         }
         let room = min(capacity - kept, isGzip ? capacity - kept : chunkSize)
-        let n = isGzip ? try inflateSome(into: base + kept, max: room) : try readRaw(into: base + kept, max: room)
+        let n: Int
+        if let pipe {
+            n = try pipe.read(into: base + kept, max: room)
+        } else {
+            n = isGzip ? try inflateSome(into: base + kept, max: room) : try readRaw(into: base + kept, max: room)
+        }
         return (kept + n, n == 0)
+    }
+
+    /// Moves `base[start..<end]` to the front without reading; returns the new end.
+    func compact(keeping start: Int, end: Int) -> Int {
+        if start > 0 && end > start { base.update(from: base + start, count: end - start) }
+        return end - start
     }
 
     /// One `read(2)`, retried on EINTR; 0 only at end of file.
@@ -157,7 +204,7 @@ final class ByteSource {
             // returns the byte count, 0 at end of file, -1 with errno on error
             let n = read(fd, p, max)
             if n >= 0 {
-                bytesRead += Int64(n)
+                readCount.add(Int64(n), ordering: .relaxed)
                 return n
             }
             if errno == EINTR { continue }
@@ -206,6 +253,7 @@ final class ByteSource {
                 if s.pointee.avail_in != 0 { throw .gzip("no progress (zlib error \(r))") }
             default:
                 let msg = s.pointee.msg.map { String(cString: $0) } ?? "zlib error \(r)"
+                // The bytes of this call are dropped: decoded garbage, most likely.
                 throw .gzip(msg)
             }
         }

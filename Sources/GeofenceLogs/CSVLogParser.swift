@@ -153,7 +153,7 @@ struct CSVLogParser {
         var ds = b[0], de = b[1]
         trimBlanks(p, &ds, &de)
         guard let device = try core.device(p + ds, de - ds, line: line, &devices) else { return }
-        try core.accept(Fix(device: device, time: time, lat: lat, lon: lon, accuracy: accuracy), line: line, &devices, &batch)
+        try core.accept(Fix(device: device, time: time, lat: lat, lon: lon, accuracy: accuracy, offset: core.lastOffset), line: line, &devices, &batch)
     }
 
     @inline(never)
@@ -204,6 +204,12 @@ struct CSVLogParser {
                 i -= keep - core.pos
                 if !more && i >= core.end {
                     // End of input inside the row.
+                    if inQuotes && !core.windowEndsFile {
+                        // A parse worker's window split a quoted field: not this row's fault.
+                        core.straddle = (core.pos, line - 1)
+                        core.pos = i
+                        return nil
+                    }
                     if inQuotes { problem = "unterminated quoted field (the file ends inside it)" }
                     finishField(scratch.count)
                     break scan

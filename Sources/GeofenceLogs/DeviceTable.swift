@@ -92,6 +92,8 @@ struct DeviceState {
     var slots: [Int32] = Array(repeating: -1, count: 64)
     /// The device of the previous row (fast path for runs of one device).
     var previous: Int32 = -1
+    /// A parse worker's table: names kept as bytes only (no `String`, no last fix).
+    var bytesOnly = false
 
     /// Each device's last accepted fix.
     var last: [LastFix] = []
@@ -171,23 +173,40 @@ struct DeviceState {
 
     @inline(never)
     private mutating func insert(_ p: UnsafePointer<UInt8>, _ n: Int, hash h: UInt64, slot: Int) -> Int32? {
-        guard let name = String(validating: UnsafeBufferPointer(start: p, count: n), as: UTF8.self) else { return nil }
-        let id = Int32(names.count)
-        names.append(name)
-        bytes.append(contentsOf: UnsafeBufferPointer(start: p, count: n))
+        let text = UnsafeBufferPointer(start: p, count: n)
+        if bytesOnly {
+            guard text.allSatisfy({ $0 < 0x80 }) || String(validating: text, as: UTF8.self) != nil else { return nil }
+        } else {
+            guard let name = String(validating: text, as: UTF8.self) else { return nil }
+            names.append(name)
+            last.append(LastFix())
+        }
+        let id = Int32(hashes.count)
+        bytes.append(contentsOf: text)
         offsets.append(bytes.count)
         hashes.append(h)
-        last.append(LastFix())
         slots[slot] = id
-        if names.count * 2 > slots.count { rehash() }
+        if hashes.count * 2 > slots.count { rehash() }
         previous = id
         return id
+    }
+
+    /// Empties the table, keeping its storage (a parse worker's, from chunk to chunk).
+    mutating func removeAll() {
+        names.removeAll(keepingCapacity: true)
+        bytes.removeAll(keepingCapacity: true)
+        offsets.removeAll(keepingCapacity: true)
+        offsets.append(0)
+        hashes.removeAll(keepingCapacity: true)
+        last.removeAll(keepingCapacity: true)
+        slots.withUnsafeMutableBufferPointer { $0.update(repeating: -1) }
+        previous = -1
     }
 
     private mutating func rehash() {
         var newSlots = [Int32](repeating: -1, count: slots.count * 2)
         let mask = newSlots.count - 1
-        for id in 0..<names.count {
+        for id in 0..<hashes.count {
             var i = Int(truncatingIfNeeded: hashes[id]) & mask
             while newSlots[i] >= 0 { i = (i + 1) & mask }
             newSlots[i] = Int32(id)

@@ -289,7 +289,7 @@ struct GPXLogParser {
             guard let d else { return }
             device = d
         }
-        try core.accept(Fix(device: device, time: time, lat: lat, lon: lon, accuracy: 0), line: line, &devices, &batch)
+        try core.accept(Fix(device: device, time: time, lat: lat, lon: lon, accuracy: 0, offset: core.lastOffset), line: line, &devices, &batch)
     }
 
     /// `bytes` with XML character references (`&#52;`, `&#x34;`) and the five predefined

@@ -24,6 +24,10 @@ import GeofenceBase
 /// - Order: fixes come in file order. Each device's fixes are checked to be in non-decreasing
 ///   time, and a fix identical in time and position to its device's previous fix is a
 ///   duplicate (see ``SkipReason``).
+/// - Threads: with ``LogReaderOptions/threads`` above 1, CSV and NDJSON are parsed by that
+///   many threads at once, in rounds of a few chunks per thread read ahead (``reading`` says
+///   so); the fixes, batches, devices, skips, messages and errors are those of a serial read,
+///   but ``line`` and ``bytesRead`` run ahead of the batches delivered.
 /// - Not thread-safe: one reader per thread; a ``DeviceTable`` is shared only between readers
 ///   used one after the other.
 public final class LogReader {
@@ -43,6 +47,17 @@ public final class LogReader {
     private var ndjson: NDJSONLogParser?
     private var gpx: GPXLogParser?
     private var finished = false
+    /// Parallel reading: the rounds, the parser they copy, fixes read ahead, and the error
+    /// met after them.
+    private var parallel: ParallelReader?
+    private var lineParser: LineParser?
+    private var warmedUp = false
+    private var ready: [Fix] = []
+    private var readyPos = 0
+    private var pendingError: GeofenceError?
+
+    /// Whether the log is read by several threads at once, or serially and why.
+    public let reading: LogReading
 
     /// Fixes delivered so far.
     public private(set) var fixesRead = 0
@@ -64,7 +79,7 @@ public final class LogReader {
         self.path = path
         self.options = options
         self.devices = devices
-        source = try ByteSource(path: path, chunkSize: options.chunkSize)
+        source = try ByteSource(path: path, chunkSize: options.chunkSize, pipelined: options.threads > 1)
         let fileIndex = Int32(devices.state.files.count)
         devices.state.files.append(path)
         core = ReadCore(source: source, path: path, strict: !options.skipInvalid,
@@ -83,6 +98,17 @@ public final class LogReader {
         case .csv: csv = CSVLogParser(columns: options.columns, delimiter: options.delimiter)
         case .ndjson: ndjson = NDJSONLogParser(columns: options.columns)
         case .gpx: gpx = GPXLogParser(deviceName: options.device ?? Self.defaultDeviceName(path), kinds: options.gpxPoints)
+        }
+        if options.threads <= 1 {
+            reading = .serial(reason: "one thread")
+        } else if format == .gpx {
+            reading = .serial(reason: "GPX is read serially")
+        } else {
+            reading = .parallel(threads: options.threads)
+            parallel = ParallelReader(threads: options.threads, chunkBytes: Swift.max(1, options.parallelChunkSize))
+            lineParser = csv.map { .csv($0) } ?? ndjson.map { .ndjson($0) }
+            csv = nil
+            ndjson = nil
         }
     }
 
@@ -112,6 +138,7 @@ public final class LogReader {
         batch.removeAll(keepingCapacity: true)
         guard !finished else { return false }
         let limit = Swift.max(1, max)
+        if parallel != nil { return try nextParallel(into: &batch, limit: limit) }
         do {
             switch format {
             case .csv: try csv!.read(into: &batch, max: limit, &core, &devices.state)
@@ -128,6 +155,44 @@ public final class LogReader {
             return false
         }
         fixesRead += batch.count
+        return true
+    }
+
+    /// ``next(into:max:)`` for parallel reading: rounds until `limit` fixes are ready. An error
+    /// comes when the batch would reach the row that caused it, as in a serial read (the fixes
+    /// of that batch are dropped).
+    private func nextParallel(into batch: inout [Fix], limit: Int) throws(GeofenceError) -> Bool {
+        while ready.count - readyPos < limit && pendingError == nil && !parallel!.done {
+            if readyPos > 0 {
+                ready.removeSubrange(0..<readyPos)
+                readyPos = 0
+            }
+            do {
+                if warmedUp {
+                    try parallel!.round(&lineParser!, &core, &devices.state, &ready)
+                } else {
+                    // The header (or the first object's keys) and the first fix, serially.
+                    warmedUp = true
+                    try parallel!.serialStep(&lineParser!, &core, &devices.state, &ready)
+                }
+            } catch {
+                pendingError = error
+            }
+        }
+        let available = ready.count - readyPos
+        if let e = pendingError, available < limit {
+            finished = true
+            ready = []
+            throw e
+        }
+        guard available > 0 else {
+            finished = true
+            return false
+        }
+        let n = Swift.min(limit, available)
+        batch.append(contentsOf: ready[readyPos..<readyPos + n])
+        readyPos += n
+        fixesRead += n
         return true
     }
 
@@ -155,7 +220,10 @@ public final class LogReader {
 
     /// The CSV field separator in use (given or sniffed from the header); nil for other formats
     /// or before the header was read.
-    public var csvDelimiter: UInt8? { csv?.headerRead == true ? csv?.delimiter : nil }
+    public var csvDelimiter: UInt8? {
+        if case .csv(let p)? = lineParser { return p.headerRead ? p.delimiter : nil }
+        return csv?.headerRead == true ? csv?.delimiter : nil
+    }
 
     /// Rows skipped so far, by reason (empty in strict mode).
     public var skipped: [SkipReason: Int] { core.skipped }
@@ -182,4 +250,20 @@ public final class LogReader {
     /// Bytes held by the reader's own buffers (decoded window and compressed input), the
     /// quantity that must stay bounded whatever the log's size.
     public var bufferCapacity: Int { source.capacity + (source.isGzip ? source.chunkSize : 0) }
+}
+
+/// How a log is read (`--summary` says it).
+public enum LogReading: Sendable, Hashable {
+    /// By this many threads at once (docs/logs.md#parallel-reading).
+    case parallel(threads: Int)
+    /// By one thread, for this reason.
+    case serial(reason: String)
+
+    /// `parallel` or `serial`.
+    public var name: String {
+        switch self {
+        case .parallel: return "parallel"
+        case .serial: return "serial"
+        }
+    }
 }

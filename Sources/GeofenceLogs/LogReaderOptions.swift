@@ -30,6 +30,12 @@ public struct LogReaderOptions: Sendable {
     /// A line (CSV row, NDJSON object, GPX token) longer than this is an error, so a file
     /// without newlines cannot make the buffer grow without bound.
     public var maxLineLength: Int
+    /// Threads that parse a CSV or NDJSON log at once (docs/logs.md#parallel-reading); 1
+    /// (default) reads serially. The fixes, devices, skips, messages and errors do not depend on it.
+    public var threads: Int = 1
+    /// Bytes of the log each parse worker takes at a time when ``threads`` is above 1
+    /// (default 1 MiB); tests use tiny ones to put chunk boundaries everywhere.
+    public var parallelChunkSize: Int = 1 << 20
 
     /// Options with the defaults: format from the name or content, default columns, strict,
     /// GPX device from the file name, all GPX point kinds, 1 MiB chunks, 64 MiB maximum line.

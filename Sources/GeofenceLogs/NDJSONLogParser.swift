@@ -53,7 +53,7 @@ struct NDJSONLogParser {
     }
 
     mutating func read(into batch: inout [Fix], max: Int, _ core: inout ReadCore, _ devices: inout DeviceState) throws(GeofenceError) {
-        if core.line == 0 { try core.skipBOM() }
+        if core.line == 0 && !core.deferOrder { try core.skipBOM() }
         var s = 0, e = 0, terminated = true
         // For each role: kind, value start, value end (string contents without quotes), escaped.
         var kinds: (Kind, Kind, Kind, Kind, Kind) = (.absent, .absent, .absent, .absent, .absent)
@@ -306,7 +306,7 @@ struct NDJSONLogParser {
             guard let d = try core.device(p + v[0], v[1] - v[0], line: line, &devices) else { return }
             device = d
         }
-        try core.accept(Fix(device: device, time: time, lat: lat, lon: lon, accuracy: accuracy), line: line, &devices, &batch)
+        try core.accept(Fix(device: device, time: time, lat: lat, lon: lon, accuracy: accuracy, offset: core.lastOffset), line: line, &devices, &batch)
     }
 
     /// Whether a required value is there and of a usable type; reports it otherwise.

@@ -6,7 +6,8 @@ import Glibc
 /// (`base[pos..<end]`), the line counter, the skip counts, and the checks and messages shared
 /// by all formats (docs/errors.md).
 struct ReadCore {
-    let source: ByteSource
+    /// Where more bytes come from; nil for a parse worker's core, whose window is all it reads.
+    let source: ByteSource?
     /// The path as given, the prefix of every message.
     let path: String
     let strict: Bool
@@ -33,12 +34,27 @@ struct ReadCore {
     var firstNumericTime: Double? = nil
     /// The times accepted.
     var timeRange: TimeRange = .plausible
-    /// The UTC offset (minutes east) of the last time read, given to the fix ``accept(_:line:_:_:)`` takes.
+    /// The UTC offset (minutes east) of the last time read, for the fix the parser builds next.
     var lastOffset: Int16 = 0
     /// GPX waypoints without `<time>`: points of interest, not fixes; counted, not errors.
     var untimedWaypoints = 0
     var skipped: [SkipReason: Int] = [:]
     var firstMessages: [SkipReason: String] = [:]
+
+    /// A parse worker's core (ParallelReader): ``accept(_:line:_:_:)`` appends every fix with
+    /// its line to `lines` unchecked (the time order is checked when the chunks are joined),
+    /// and a quoted CSV field still open at the end of the window sets ``straddle`` instead of
+    /// being an error (unless the window ends the file).
+    var deferOrder = false
+    /// With ``deferOrder``: the line of each fix appended.
+    var lines: [Int] = []
+    /// With ``deferOrder``: the line of each first message (which then has no `path:line:`).
+    var firstLines: [SkipReason: Int] = [:]
+    /// With ``deferOrder``: whether the end of the window is the end of the file.
+    var windowEndsFile = true
+    /// With ``deferOrder``: the offset and the line before the record that runs past the
+    /// window (the window's split was inside a quoted field).
+    var straddle: (pos: Int, line: Int)? = nil
 
     init(source: ByteSource, path: String, strict: Bool, maxLineLength: Int, fileIndex: Int32) {
         self.source = source
@@ -50,6 +66,24 @@ struct ReadCore {
         end = source.prefilled
     }
 
+    /// A parse worker's core over `base[pos..<end]`, lines counted from `line` (the lines
+    /// before `pos`); it never reads more.
+    init(window base: UnsafeMutablePointer<UInt8>, pos: Int, end: Int, line: Int, endsFile: Bool,
+         path: String, strict: Bool, fileIndex: Int32) {
+        source = nil
+        self.path = path
+        self.strict = strict
+        maxLineLength = Int.max
+        self.fileIndex = fileIndex
+        self.base = base
+        self.pos = pos
+        self.end = end
+        self.line = line
+        eof = true
+        deferOrder = true
+        windowEndsFile = endsFile
+    }
+
     /// Keeps `base[keep..<end]` (moved to the front: subtract `keep` from any offset held) and
     /// reads more. Returns false at the end of input (nothing added).
     mutating func refill(keeping keep: Int) throws(GeofenceError) -> Bool {
@@ -58,6 +92,7 @@ struct ReadCore {
             let what = lineAhead == 0 ? "a tag or text" : "line"
             throw .malformed(SourceLocation(file: path, line: line + lineAhead), "\(what) longer than \(maxLineLength) bytes")
         }
+        guard let source else { eof = true; return false }
         let r: (end: Int, eof: Bool)
         do {
             r = try source.refill(keeping: keep, end: end)
@@ -113,7 +148,15 @@ struct ReadCore {
     mutating func report(_ reason: SkipReason, line: Int, _ message: () -> String) throws(GeofenceError) {
         if strict { throw .input(InputError(SourceLocation(file: path, line: line), .invalidRecord(reason: reason.rawValue), message())) }
         skipped[reason, default: 0] += 1
-        if firstMessages[reason] == nil { firstMessages[reason] = "\(path):\(line): \(message())" }
+        if firstMessages[reason] == nil {
+            if deferOrder {
+                // A worker's lines count from its chunk: the join adds the path and the line.
+                firstMessages[reason] = message()
+                firstLines[reason] = line
+            } else {
+                firstMessages[reason] = "\(path):\(line): \(message())"
+            }
+        }
     }
 
     /// A field's text for a message, quoted, shortened past 60 bytes.
@@ -232,8 +275,11 @@ struct ReadCore {
     /// with another position is accepted (it is not a duplicate).
     @inline(__always)
     mutating func accept(_ fix: Fix, line: Int, _ devices: inout DeviceState, _ batch: inout [Fix]) throws(GeofenceError) {
-        var fix = fix
-        fix.offset = lastOffset
+        if deferOrder {
+            batch.append(fix)
+            lines.append(line)
+            return
+        }
         let d = Int(fix.device)
         let last = devices.last[d]
         if fix.time > last.time || (fix.time == last.time && (fix.lat != last.lat || fix.lon != last.lon)) {

@@ -59,6 +59,7 @@ enum EvaluateCommand {
             options.format = lf
         }
         options.device = args.value("--device")
+        options.threads = threads
 
         let budget = try memoryBudget(args.value("--memory-budget"))
         let stateIn = args.value("--state-in"), stateOut = args.value("--state-out")
@@ -108,6 +109,7 @@ enum EvaluateCommand {
             }
             for (k, v) in reader.skipped { summary.skipped[k, default: 0] += v }
             summary.bytes += reader.bytesRead
+            summary.noteReading(reader.reading)
             notices += logReadingNotices(reader)
         }
         progress.clear()

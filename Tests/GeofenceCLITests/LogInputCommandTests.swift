@@ -78,6 +78,10 @@ extension LogInputCommandTests {
         XCTAssertEqual(times(utc.stdout), ["2020-06-04T14:11:37Z", "2020-06-04T15:50:00Z", "2020-06-04T14:11:37Z"])
         let iso = ISO8601DateFormatter()
         XCTAssertEqual(times(kept.stdout).map { iso.date(from: $0) }, times(utc.stdout).map { iso.date(from: $0) })
+        // Read in parallel chunks or serially, each fix keeps its own offset.
+        for threads in ["1", "8"] {
+            XCTAssertEqual(try CLI.run(base + ["--time-zone", "keep", "--threads", threads]).stdout, kept.stdout, threads)
+        }
         let bad = try CLI.run(base + ["--time-zone", "local"])
         XCTAssertEqual(bad.status, 64)
     }

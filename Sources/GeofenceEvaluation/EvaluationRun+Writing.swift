@@ -1,0 +1,64 @@
+import GeofenceBase
+import Dispatch
+
+/// Something a worker may use though its type does not say it is `Sendable`: here objects only
+/// read while the workers run (the run's trackers, the writer, the device names).
+struct ReadOnlyShared<T>: @unchecked Sendable {
+    let value: T
+}
+
+extension EvaluationRun {
+    /// Events per block formatted by one worker at a time.
+    static let formatBlockEvents = 1 << 14
+
+    /// Formats the events held for every device on the workers and hands the texts to `take`
+    /// in output order (devices in index order, each device's events in time order): blocks of
+    /// whole devices with about ``formatBlockEvents`` events, a few per worker at a time, so the
+    /// text in memory stays small. Adds the event counts by type to `counts`.
+    func formatHeldEvents(_ writer: EventWriter, deviceName: (Int32) -> String, counts: inout [Int],
+                          _ take: (String) throws(GeofenceError) -> Void) throws(GeofenceError) {
+        let perRound = 4 * threads
+        var d = 0
+        var ranges: [Range<Int>] = []
+        while d < deviceCount {
+            ranges.removeAll(keepingCapacity: true)
+            while ranges.count < perRound && d < deviceCount {
+                let s = d
+                var n = 0
+                repeat {
+                    n += tracker(d).events.count
+                    d += 1
+                } while d < deviceCount && n + tracker(d).events.count <= Self.formatBlockEvents
+                ranges.append(s..<d)
+            }
+            var texts = [String](repeating: "", count: ranges.count)
+            var blockCounts = [Int](repeating: 0, count: 3 * ranges.count)
+            withoutActuallyEscaping(deviceName) { deviceName in
+                let shared = ReadOnlyShared(value: (run: self, writer: writer, name: deviceName, ranges: ranges))
+                texts.withUnsafeMutableBufferPointer { t in
+                    blockCounts.withUnsafeMutableBufferPointer { c in
+                        let textOut = UnsafeShared(base: t.baseAddress!), countOut = UnsafeShared(base: c.baseAddress!)
+                        DispatchQueue.concurrentPerform(iterations: ranges.count) { k in
+                            let v = shared.value
+                            var text = ""
+                            for device in v.ranges[k] {
+                                let events = v.run.tracker(device).events
+                                if events.isEmpty { continue }
+                                let name = v.name(Int32(device))
+                                for e in events {
+                                    countOut.base[3 * k + Int(e.type.rawValue)] += 1
+                                    v.writer.line(e, device: name, into: &text)
+                                }
+                            }
+                            textOut.base[k] = text
+                        }
+                    }
+                }
+            }
+            for k in texts.indices {
+                try take(texts[k])
+                for j in 0..<3 { counts[j] += blockCounts[3 * k + j] }
+            }
+        }
+    }
+}

@@ -1,0 +1,308 @@
+import GeofenceBase
+import Dispatch
+import Glibc
+
+/// The line format a ``ParallelReader`` parses: a copy of the reader's parser, set up (CSV
+/// header read, NDJSON keys chosen), handed to every worker.
+enum LineParser: @unchecked Sendable {
+    case csv(CSVLogParser)
+    case ndjson(NDJSONLogParser)
+
+    /// Whether a `"` can hide a newline (CSV quoting); NDJSON strings cannot hold one.
+    var quotesHideNewlines: Bool { if case .csv = self { return true } else { return false } }
+
+    mutating func read(into batch: inout [Fix], max: Int, _ core: inout ReadCore, _ devices: inout DeviceState) throws(GeofenceError) {
+        switch self {
+        case .csv(var p):
+            defer { self = .csv(p) }
+            try p.read(into: &batch, max: max, &core, &devices)
+        case .ndjson(var p):
+            defer { self = .ndjson(p) }
+            try p.read(into: &batch, max: max, &core, &devices)
+        }
+    }
+}
+
+/// What a worker made of one chunk of the window: the fixes in file order with their lines,
+/// device indices local to the chunk (``devices``), the rows it skipped, and how it ended.
+struct ChunkResult: @unchecked Sendable {
+    var fixes: [Fix] = []
+    var lines: [Int] = []
+    var devices = DeviceState()
+    var skipped: [SkipReason: Int] = [:]
+    /// The first message of each reason, without `path:line:` (its line is in `firstLines`).
+    var firstMessages: [SkipReason: String] = [:]
+    var firstLines: [SkipReason: Int] = [:]
+    /// Strict mode: the first bad row (every fix before it is in `fixes`).
+    var error: GeofenceError? = nil
+    /// The record that ran past the chunk (offset, line before it); nothing after it was read.
+    var straddle: (pos: Int, line: Int)? = nil
+    /// The chunk started with the time unit unresolved and resolved it: the unit and the value.
+    var resolvedUnit: (unit: TimeUnit, first: Double)? = nil
+    /// Lines in the chunk (the lines of fixes, messages, the error and `straddle` count from its start).
+    var endLine = 0
+}
+
+/// Reads a CSV or NDJSON log with several threads, giving the same fixes, devices, skip counts,
+/// messages and errors as a serial read (docs/logs.md#parallel-reading).
+///
+/// Round by round: the window of decoded bytes is filled to a few chunks per thread and cut
+/// after the first newline past each of equal parts; the chunks are parsed at once, each worker
+/// with its own device table, skip counts and line numbers from 0; then one thread joins them in
+/// file order: lines offset, device indices mapped to the shared table (devices by first
+/// appearance), time order and duplicates checked, skips and first messages added. A chunk
+/// whose last record runs past its end (the cut was inside a quoted CSV field) ends the round
+/// there: that record is read serially, and from then on the cuts are made where the quote
+/// parity is even. A record longer than the window, and the rest of a file whose source
+/// failed, are read serially too.
+struct ParallelReader {
+    let threads: Int
+    /// Bytes per chunk.
+    let chunkBytes: Int
+    /// Find record boundaries by quote parity (after a split fell inside a quoted field).
+    var quoteParity = false
+    /// The chunks' results and the join's device map, reused from round to round.
+    var results: [ChunkResult] = []
+    var global: [Int32] = []
+    /// The end of input was reached.
+    var done = false
+
+    /// Reads at least one more record into `out` (unless the end comes first: then `done`).
+    /// - Throws: what a serial read throws at the first bad row (strict) or a whole-file problem;
+    ///   the fixes before it are in `out`.
+    mutating func round(_ parser: inout LineParser, _ core: inout ReadCore, _ devices: inout DeviceState,
+                        _ out: inout [Fix]) throws(GeofenceError) {
+        guard let source = core.source else { done = true; return }
+        let target = Swift.min(2 * threads * chunkBytes, core.maxLineLength)
+        if core.end - core.pos < target && !core.eof {
+            core.end = source.compact(keeping: core.pos, end: core.end)
+            core.pos = 0
+            core.base = source.base
+            while core.end < target && !core.eof {
+                // A failure is met again, at its line, by the serial step below.
+                guard let r = try? source.refill(keeping: 0, end: core.end) else { break }
+                core.base = source.base
+                core.end = r.end
+                if r.eof { core.eof = true }
+            }
+        }
+        let s0 = core.pos, e0 = core.end
+        if s0 >= e0 && core.eof { done = true; return }
+        let base = core.base
+        // Parts of at most a chunk, and of 64 KiB or less while that leaves a few per thread
+        // (a small log is split too).
+        let part = Swift.min(chunkBytes, Swift.max(1 << 16, (e0 - s0) / (4 * threads)))
+        let parts = Swift.max(1, Swift.min((e0 - s0 + part - 1) / part, 4 * threads))
+        let guesses = (1..<parts).map { s0 + (e0 - s0) * $0 / parts }
+        let cut = quoteParity ? Self.boundariesByParity(base, s0, e0, eof: core.eof, guesses: guesses)
+                              : Self.boundaries(base, s0, e0, eof: core.eof, guesses: guesses)
+        guard let roundEnd = cut.end, roundEnd > s0 else { return try serialStep(&parser, &core, &devices, &out) }
+        let starts = [s0] + cut.starts.filter { $0 < roundEnd }
+        let chunkCount = starts.count
+
+        let window = UnsafeShared(base: base)
+        let settings = ChunkSettings(path: core.path, strict: core.strict, fileIndex: core.fileIndex, timeUnit: core.timeUnit,
+                                     timeUnitDetected: core.timeUnitDetected, firstNumericTime: core.firstNumericTime,
+                                     timeRange: core.timeRange)
+        let endsFile = core.eof
+        // Results are reused from round to round: their arrays keep their capacity.
+        while results.count < chunkCount { results.append(ChunkResult()) }
+        let sharedParser = parser
+        results.withUnsafeMutableBufferPointer { rs in
+            let slots = UnsafeShared(base: rs.baseAddress!)
+            DispatchQueue.concurrentPerform(iterations: chunkCount) { i in
+                let to = i + 1 < starts.count ? starts[i + 1] : roundEnd
+                Self.parse(sharedParser, window.base, from: starts[i], to: to, endsFile: endsFile && to == e0, settings, into: &slots.base[i])
+            }
+        }
+
+        // Join in file order; a chunk's lines count from its start.
+        for i in 0..<chunkCount {
+            let to = i + 1 < chunkCount ? starts[i + 1] : roundEnd
+            var r = ChunkResult()
+            swap(&r, &results[i])
+            defer { swap(&r, &results[i]) }
+            try join(&r, parser: parser, from: starts[i], to: to, endsFile: endsFile && to == e0, &core, &devices, &out)
+            if r.straddle != nil { return try serialStep(&parser, &core, &devices, &out) }
+        }
+    }
+
+    /// Adds one chunk's result to the reader's state, in file order: the time unit, skips and
+    /// first messages, devices, the time order of each fix. After a straddle the reader stands
+    /// at the record that ran past the chunk.
+    mutating func join(_ r: inout ChunkResult, parser: LineParser, from: Int, to: Int, endsFile: Bool,
+                       _ core: inout ReadCore, _ devices: inout DeviceState, _ out: inout [Fix]) throws(GeofenceError) {
+        let lineBase = core.line
+        if let (unit, first) = r.resolvedUnit {
+            if core.timeUnit == .auto {
+                core.timeUnit = unit
+                core.timeUnitDetected = true
+                core.firstNumericTime = first
+            } else if core.timeUnit != unit {
+                // An earlier chunk of this round chose another unit: read this one with it.
+                let again = ChunkSettings(path: core.path, strict: core.strict, fileIndex: core.fileIndex, timeUnit: core.timeUnit,
+                                          timeUnitDetected: core.timeUnitDetected, firstNumericTime: core.firstNumericTime,
+                                          timeRange: core.timeRange)
+                Self.parse(parser, core.base, from: from, to: to, endsFile: endsFile, again, into: &r)
+            }
+        }
+        for (reason, n) in r.skipped {
+            core.skipped[reason, default: 0] += n
+            if core.firstMessages[reason] == nil, let m = r.firstMessages[reason] {
+                core.firstMessages[reason] = "\(core.path):\(lineBase + (r.firstLines[reason] ?? 0)): \(m)"
+            }
+        }
+        global.removeAll(keepingCapacity: true)
+        global.append(contentsOf: repeatElement(-1, count: r.devices.offsets.count - 1))
+        let lines = r.lines, fixes = r.fixes, offsets = r.devices.offsets
+        try r.devices.bytes.withUnsafeBufferPointer { (names) throws(GeofenceError) in
+            guard let namesBase = names.baseAddress else { return }
+            try global.withUnsafeMutableBufferPointer { (global) throws(GeofenceError) in
+                for j in 0..<fixes.count {
+                    var f = fixes[j]
+                    let local = Int(f.device)
+                    var g = global[local]
+                    if g < 0 {
+                        let s = offsets[local], e = offsets[local + 1]
+                        guard let d = try core.device(namesBase + s, e - s, line: lineBase + lines[j], &devices) else { continue }
+                        g = d
+                        global[local] = g
+                    }
+                    f.device = g
+                    try core.accept(f, line: lineBase + lines[j], &devices, &out)
+                }
+            }
+        }
+        if case .input(var e)? = r.error {
+            if let l = e.location.line { e.location.line = lineBase + l }
+            throw .input(e)
+        }
+        if let e = r.error { throw e }
+        if let (pos, line) = r.straddle {
+            // The split was inside a quoted field: find boundaries by quote parity from now on.
+            quoteParity = true
+            core.pos = pos
+            core.line = lineBase + line
+            return
+        }
+        core.pos = to
+        core.line = lineBase + r.endLine
+    }
+
+    /// Where the chunks start: after the first newline at or after each guess; the round ends
+    /// after the last newline of the window (at the end of the window at the end of input).
+    /// A newline inside a quoted CSV field makes a chunk run past its end, which the join notices.
+    static func boundaries(_ base: UnsafeMutablePointer<UInt8>, _ s0: Int, _ e0: Int, eof: Bool, guesses: [Int]) -> (starts: [Int], end: Int?) {
+        var end: Int? = eof ? e0 : nil
+        if !eof {
+            var j = e0 - 1
+            while j >= s0 && base[j] != 0x0A { j -= 1 }
+            if j >= s0 { end = j + 1 }
+        }
+        var starts: [Int] = []
+        for g in guesses {
+            let from = Swift.max(g, starts.last ?? s0)
+            guard from < e0, let nl = memchr(base + from, 0x0A, e0 - from) else { break }
+            let j = base.distance(to: nl.assumingMemoryBound(to: UInt8.self)) + 1
+            if j > (starts.last ?? s0) { starts.append(j) }
+        }
+        return (starts, end)
+    }
+
+    /// ``boundaries`` for CSV with quoted newlines: a newline ends a record when an even number
+    /// of `"` precede it since `s0` (RFC 4180 quoting; `""` counts twice). One pass over the window.
+    static func boundariesByParity(_ base: UnsafeMutablePointer<UInt8>, _ s0: Int, _ e0: Int, eof: Bool, guesses: [Int]) -> (starts: [Int], end: Int?) {
+        var starts: [Int] = []
+        var lastBoundary = -1
+        var quoted = false
+        var k = 0
+        var i = s0
+        let p = UnsafePointer(base)
+        while i < e0 {
+            i = CSVLogParser.findDelimiterOrQuote(p, i, e0, 0x0A)
+            guard i < e0 else { break }
+            if p[i] == 0x22 {
+                quoted.toggle()
+            } else if !quoted {
+                lastBoundary = i + 1
+                while k < guesses.count && guesses[k] <= i {
+                    if starts.last != i + 1 { starts.append(i + 1) }
+                    k += 1
+                }
+            }
+            i += 1
+        }
+        return (starts, eof ? e0 : (lastBoundary > s0 ? lastBoundary : nil))
+    }
+
+    /// Reads serially until one more fix (or the end): for what the rounds do not split.
+    mutating func serialStep(_ parser: inout LineParser, _ core: inout ReadCore, _ devices: inout DeviceState,
+                             _ out: inout [Fix]) throws(GeofenceError) {
+        let before = out.count
+        try parser.read(into: &out, max: before + 1, &core, &devices)
+        if out.count == before { done = true }
+    }
+
+    /// What a worker needs of the reader's state.
+    struct ChunkSettings: Sendable {
+        var path: String
+        var strict: Bool
+        var fileIndex: Int32
+        var timeUnit: TimeUnit
+        var timeUnitDetected: Bool
+        var firstNumericTime: Double?
+        var timeRange: TimeRange
+    }
+
+    /// Parses `base[from..<to]` (whole records) with a private core, lines counted from 0.
+    static func parse(_ parser: LineParser, _ base: UnsafeMutablePointer<UInt8>, from: Int, to: Int,
+                      endsFile: Bool, _ s: ChunkSettings, into r: inout ChunkResult) {
+        var parser = parser
+        var core = ReadCore(window: base, pos: from, end: to, line: 0, endsFile: endsFile,
+                            path: s.path, strict: s.strict, fileIndex: s.fileIndex)
+        core.timeUnit = s.timeUnit
+        core.timeUnitDetected = s.timeUnitDetected
+        core.firstNumericTime = s.firstNumericTime
+        core.timeRange = s.timeRange
+        r.fixes.removeAll(keepingCapacity: true)
+        r.lines.removeAll(keepingCapacity: true)
+        r.devices.removeAll()
+        r.devices.bytesOnly = true
+        r.error = nil
+        r.resolvedUnit = nil
+        swap(&core.lines, &r.lines)
+        do {
+            try parser.read(into: &r.fixes, max: Int.max, &core, &r.devices)
+        } catch {
+            r.error = error
+        }
+        swap(&core.lines, &r.lines)
+        r.skipped = core.skipped
+        r.firstMessages = core.firstMessages
+        r.firstLines = core.firstLines
+        r.straddle = core.straddle
+        r.endLine = core.line
+        if s.timeUnit == .auto && core.timeUnit != .auto, let first = core.firstNumericTime {
+            r.resolvedUnit = (core.timeUnit, first)
+        }
+    }
+
+    /// How many bytes of `p[from..<to]` equal `c`, eight at a time.
+    static func countByte(_ p: UnsafePointer<UInt8>, _ from: Int, _ to: Int, _ c: UInt8) -> Int {
+        let ones: UInt64 = 0x0101_0101_0101_0101, lows: UInt64 = 0x7F7F_7F7F_7F7F_7F7F
+        let pattern = ones &* UInt64(c)
+        var n = 0, i = from
+        while i + 8 <= to {
+            let x = UInt64(littleEndian: UnsafeRawPointer(p + i).loadUnaligned(as: UInt64.self)) ^ pattern
+            // A byte's high bit set exactly where the byte of x is zero.
+            let zero = ~(((x & lows) &+ lows) | x | lows)
+            n += zero.nonzeroBitCount
+            i += 8
+        }
+        while i < to {
+            if p[i] == c { n += 1 }
+            i += 1
+        }
+        return n
+    }
+}

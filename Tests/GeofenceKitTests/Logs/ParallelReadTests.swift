@@ -1,0 +1,361 @@
+import Foundation
+import XCTest
+import GeofenceTestSupport
+@testable import GeofenceBase
+@testable import GeofenceLogs
+
+/// Parallel reading gives what a serial read gives: the same fixes in the same batches, the same
+/// devices in the same order, skip counts, first messages, time unit and errors, whatever the
+/// thread count and wherever the chunk boundaries fall.
+final class ParallelReadTests: XCTestCase {
+    var dir = ""
+    override func setUp() { dir = makeTemporaryDirectory() }
+    override func tearDown() { try? FileManager.default.removeItem(atPath: dir) }
+
+    /// Everything a read shows, batch by batch.
+    struct Outcome: Equatable {
+        var batches: [[Fix]] = []
+        var devices: [String] = []
+        var skipped: [SkipReason: Int] = [:]
+        var messages: [SkipReason: String] = [:]
+        var error: GeofenceError? = nil
+        var unit: TimeUnit? = nil
+        var first: Double? = nil
+        var line = 0
+        var delimiter: UInt8? = nil
+    }
+
+    func outcome(_ path: String, _ options: LogReaderOptions, batch: Int) -> Outcome {
+        var o = Outcome()
+        do {
+            let reader = try LogReader(path: path, options: options)
+            var b: [Fix] = []
+            do {
+                while try reader.next(into: &b, max: batch) { o.batches.append(b) }
+            } catch {
+                o.error = error
+            }
+            o.devices = reader.devices.names
+            o.skipped = reader.skipped
+            o.messages = reader.firstSkipMessages
+            o.unit = reader.detectedTimeUnit?.unit
+            o.first = reader.detectedTimeUnit?.first
+            o.delimiter = reader.csvDelimiter
+            if o.error == nil { o.line = reader.line }
+            if options.threads > 1, o.error == nil, reader.format != .gpx {
+                XCTAssertEqual(reader.reading, .parallel(threads: options.threads))
+            }
+        } catch {
+            o.error = error
+        }
+        return o
+    }
+
+    /// Serial (today's reader, one thread) against 2 and 8 threads with chunks of many sizes.
+    func assertSameAsSerial(_ path: String, _ base: LogReaderOptions, file: StaticString = #filePath, line: UInt = #line) {
+        for batch in [3, 8192] {
+            let serial = outcome(path, base, batch: batch)
+            for threads in [2, 8] {
+                for chunk in [1, 2, 5, 13, 64, 1000, 1 << 20] {
+                    var o = base
+                    o.threads = threads
+                    o.parallelChunkSize = chunk
+                    let parallel = outcome(path, o, batch: batch)
+                    if parallel != serial {
+                        XCTFail("\(path): threads \(threads), chunk \(chunk), batch \(batch) differ from the serial read:\n"
+                                + "serial: \(serial.error.map { "\($0)" } ?? "ok") \(serial.skipped) \(serial.batches.joined().count) fixes\n"
+                                + "parallel: \(parallel.error.map { "\($0)" } ?? "ok") \(parallel.skipped) \(parallel.batches.joined().count) fixes",
+                                file: file, line: line)
+                        return
+                    }
+                }
+            }
+        }
+    }
+
+    // MARK: Generated logs
+
+    /// A CSV log with every kind of trouble in it: quoted fields with newlines, commas and `""`,
+    /// CRLF, a BOM, blank lines, bad numbers and times, wrong field counts, malformed quotes,
+    /// times going backwards, duplicates, numeric and ISO times.
+    func messyCSV(seed: UInt64, rows: Int, bad: Bool, millis: Bool) -> String {
+        var g = SeededGenerator(seed: seed)
+        var s = g.next() % 3 == 0 ? "\u{FEFF}" : ""
+        let crlf = g.next() % 2 == 0
+        let nl = crlf ? "\r\n" : "\n"
+        s += "device,time,lat,lon,accuracy" + nl
+        let names = ["a", "b", "\"multi\nline\"", "\"co,mma\"", "\"quo\"\"te\"", "dévice", "\"\n\"", "x y"]
+        var t = [Double](repeating: 1_600_000_000, count: names.count)
+        for _ in 0..<rows {
+            let d = Int(g.next() % UInt64(names.count))
+            let r = g.next() % 100
+            if r < 3 { s += nl; continue }                                   // blank line
+            t[d] += Double(g.next() % 5)
+            var time = millis ? String(Int(t[d] * 1000)) : String(Int(t[d]))
+            if g.next() % 7 == 0 { time = LogTime.format(t[d]) }
+            if g.next() % 11 == 0 { time = "\"" + time + "\"" }
+            var lat = String(format: "%.5f", Double(g.next() % 1000) / 20 - 25)
+            var lon = String(format: "%.5f", Double(g.next() % 1000) / 10 - 50)
+            var acc = g.next() % 4 == 0 ? "" : String(g.next() % 50)
+            var fields: [String]? = nil
+            if bad {
+                switch g.next() % 60 {
+                case 0: lat = "north"
+                case 1: lon = "200"
+                case 2: time = "yesterday"
+                case 3: acc = "-1"
+                case 4: fields = [names[d], time, lat]
+                case 5: fields = [names[d], time, lat, lon, acc, "extra"]
+                case 6: fields = ["", time, lat, lon, acc]
+                case 7: fields = ["ab\"c", time, lat, lon, acc]                // a quote inside a field
+                case 8: time = String(Int(t[d] - 100))                        // backwards
+                case 9: lat = "nan"
+                case 10: fields = ["\"open", time, lat, lon, acc]              // quote not closed on the line
+                default: break
+                }
+            }
+            s += (fields ?? [names[d], time, lat, lon, acc]).joined(separator: ",") + nl
+            if g.next() % 13 == 0 { s += (fields ?? [names[d], time, lat, lon, acc]).joined(separator: ",") + nl }   // duplicate
+        }
+        if g.next() % 2 == 0 { s += "a,1600000999,1,2" }                      // no newline at the end
+        return s
+    }
+
+    func testGeneratedCSVLenientMatchesSerial() {
+        for seed in 1...12 as ClosedRange<UInt64> {
+            let path = writeFile(dir, "messy\(seed).csv", messyCSV(seed: seed, rows: 300, bad: true, millis: seed % 3 == 0))
+            var o = LogReaderOptions(skipInvalid: true)
+            o.chunkSize = 1 + Int(seed % 5) * 37
+            assertSameAsSerial(path, o)
+        }
+    }
+
+    func testGeneratedCSVStrictMatchesSerial() {
+        for seed in 20...40 as ClosedRange<UInt64> {
+            let path = writeFile(dir, "strict\(seed).csv", messyCSV(seed: seed, rows: 200, bad: seed % 2 == 0, millis: seed % 4 == 0))
+            assertSameAsSerial(path, LogReaderOptions())
+        }
+    }
+
+    func testGeneratedNDJSONMatchesSerial() {
+        for seed in 1...10 as ClosedRange<UInt64> {
+            var g = SeededGenerator(seed: seed)
+            var s = ""
+            var t = 1_700_000_000.0
+            for i in 0..<300 {
+                t += Double(g.next() % 3)
+                let d = "dev\(g.next() % 6)"
+                switch g.next() % 40 {
+                case 0: s += "\n"
+                case 1: s += "{\"device\":\"\(d)\",\"time\":\(t),\"lat\":\"x\",\"lon\":1}\n"
+                case 2: s += "{\"device\":\"\(d)\",\"time\":\(t),\"lat\":1\n"
+                case 3: s += "{\"device\":\"\(d)\",\"time\":\(t - 50),\"lat\":1,\"lon\":2}\r\n"
+                case 4: s += "{\"device\":\"line\\nbreak \(i % 3)\",\"time\":\"\(LogTime.format(t))\",\"lat\":1,\"lon\":2,\"extra\":{\"a\":[1,2]}}\n"
+                default: s += "{\"device\":\"\(d)\",\"time\":\(Int(t * 1000)),\"lat\":\(Double(g.next() % 180) - 90),\"lon\":\(Double(g.next() % 360) - 180)}\n"
+                }
+            }
+            let path = writeFile(dir, "log\(seed).ndjson", s)
+            assertSameAsSerial(path, LogReaderOptions(skipInvalid: seed % 2 == 0))
+        }
+    }
+
+    // MARK: Boundaries that matter
+
+    /// A quoted field holding newlines spans many small chunks: the parity finds the real
+    /// record boundaries, and every fix keeps its device.
+    func testQuotedNewlinesAcrossChunks() throws {
+        var s = "device,time,lat,lon\n"
+        for i in 0..<50 { s += "\"dev\n\(i % 4)\n,x\",\(1_600_000_000 + i),\(i % 10),\(i % 20)\n" }
+        let path = writeFile(dir, "quoted.csv", s)
+        assertSameAsSerial(path, LogReaderOptions())
+        var o = LogReaderOptions()
+        o.threads = 4
+        o.parallelChunkSize = 3
+        let (fixes, reader) = try readLog(path, o)
+        XCTAssertEqual(fixes.count, 50)
+        XCTAssertEqual(reader.devices.names, ["dev\n0\n,x", "dev\n1\n,x", "dev\n2\n,x", "dev\n3\n,x"])
+        XCTAssertEqual(reader.line, 151)
+    }
+
+    /// A stray quote makes the parity wrong from there on; the worker whose record runs past
+    /// its chunk hands the record to a serial step, and the read stays exact.
+    func testStrayQuoteFallsBackExactly() {
+        var s = "device,time,lat,lon\n"
+        for i in 0..<40 {
+            s += i % 9 == 4 ? "ab\"c,\(1_600_000_000 + i),1,2\n" : "d\(i % 3),\(1_600_000_000 + i),1,2\n"
+        }
+        let path = writeFile(dir, "stray.csv", s)
+        assertSameAsSerial(path, LogReaderOptions(skipInvalid: true))
+        assertSameAsSerial(path, LogReaderOptions())
+    }
+
+    /// Device ids that are not UTF-8 are bad rows wherever they fall; valid non-ASCII ones are devices.
+    func testDeviceIdsNotUTF8() throws {
+        var bytes = Array("device,time,lat,lon\n".utf8)
+        for i in 0..<60 {
+            let device: [UInt8] = i % 7 == 3 ? [0x61, 0xFF, 0x62] : i % 5 == 0 ? Array("é\(i % 3)".utf8) : Array("d\(i % 4)".utf8)
+            bytes += device + Array(",\(1_600_000_000 + i),1,2\n".utf8)
+        }
+        let path = dir + "/utf8.csv"
+        XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: Data(bytes)))
+        assertSameAsSerial(path, LogReaderOptions(skipInvalid: true))
+        assertSameAsSerial(path, LogReaderOptions())
+        var o = LogReaderOptions(skipInvalid: true)
+        o.threads = 2
+        o.parallelChunkSize = 16
+        let (_, reader) = try readLog(path, o)
+        XCTAssertEqual(reader.skipped, [.malformedRow: 9])
+    }
+
+    /// A time going backwards across a chunk boundary names the line of the fix before it.
+    func testTimeOrderAcrossChunks() {
+        var s = "device,time,lat,lon\n"
+        for i in 0..<100 { s += "d\(i % 2),\(1_600_000_000 + (i == 70 ? 0 : i)),1,2\n" }
+        let path = writeFile(dir, "order.csv", s)
+        assertSameAsSerial(path, LogReaderOptions())
+        assertSameAsSerial(path, LogReaderOptions(skipInvalid: true))
+        var o = LogReaderOptions()
+        o.threads = 2
+        o.parallelChunkSize = 50
+        XCTAssertThrowsError(try readLog(path, o)) { e in
+            XCTAssertTrue("\(e)".contains("order.csv:72: time goes backwards for device \"d0\""), "\(e)")
+            XCTAssertTrue("\(e)".contains("(line 70)"), "\(e)")
+        }
+    }
+
+    /// The time unit is chosen at the file's first numeric time even when earlier chunks have
+    /// only ISO times, and a later chunk that guessed on its own is read again.
+    func testTimeUnitChosenAcrossChunks() {
+        var s = "device,time,lat,lon\n"
+        for i in 0..<30 { s += "d,\(LogTime.format(1_600_000_000 + Double(i))),1,\(i)\n" }
+        for i in 0..<30 { s += "d,\(1_600_000_100_000 + i * 1000),1,\(i)\n" }
+        for i in 0..<30 { s += "d,\(1_600_000_200 + i),1,\(i)\n" }              // seconds read as ms: bad times
+        let path = writeFile(dir, "units.csv", s)
+        assertSameAsSerial(path, LogReaderOptions(skipInvalid: true))
+        assertSameAsSerial(path, LogReaderOptions())
+    }
+
+    /// Logs over a pipe and gzip are read in parallel too, with the same result.
+    func testGzipAndTruncatedGzip() throws {
+        let text = messyCSV(seed: 99, rows: 2000, bad: true, millis: false)
+        let path = writeFile(dir, "g.csv", text)
+        XCTAssertEqual(runTool("/bin/gzip", ["-k", path]), 0)
+        let data = try Data(contentsOf: URL(fileURLWithPath: path + ".gz"))
+        let cut = dir + "/cut.csv.gz"
+        _ = FileManager.default.createFile(atPath: cut, contents: data.prefix(data.count * 2 / 3))
+        // Inflated on the reading thread (the file is one chunk) and on its own thread.
+        for chunk in [1 << 20, 4096] {
+            var o = LogReaderOptions(skipInvalid: true)
+            o.chunkSize = chunk
+            assertSameAsSerial(path + ".gz", o)
+            assertSameAsSerial(cut, o)
+        }
+    }
+
+    /// gzip inflated on its own thread: a reader dropped part-way stops it; a garbled stream
+    /// is a gzip error.
+    func testPipelinedGzipStopsAndFails() throws {
+        let text = messyCSV(seed: 7, rows: 30_000, bad: false, millis: false)
+        let path = writeFile(dir, "big.csv", text)
+        XCTAssertEqual(runTool("/bin/gzip", ["-k", path]), 0)
+        var o = LogReaderOptions(skipInvalid: true)
+        o.threads = 2
+        o.chunkSize = 4096
+        for _ in 0..<5 {
+            let reader = try LogReader(path: path + ".gz", options: o)
+            var batch: [Fix] = []
+            XCTAssertTrue(try reader.next(into: &batch, max: 10))
+            XCTAssertEqual(batch.count, 10)
+        }
+        var garbled = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path + ".gz")))
+        for i in 20_000..<20_400 { garbled[i] = UInt8(truncatingIfNeeded: i &* 37) }
+        let bad = dir + "/garbled.csv.gz"
+        XCTAssertTrue(FileManager.default.createFile(atPath: bad, contents: Data(garbled)))
+        XCTAssertThrowsError(try readLog(bad, o)) { e in
+            XCTAssertTrue("\(e)".contains(": bad gzip stream: "), "\(e)")
+        }
+    }
+
+    /// The bundled AIS log reads the same at 1, 2 and 8 threads.
+    func testBundledAISMatchesSerial() throws {
+        let path = packageRoot + "/data/virginia_beach_ais.csv"
+        let serial = outcome(path, LogReaderOptions(), batch: 65_536)
+        XCTAssertNil(serial.error)
+        for threads in [2, 8] {
+            for chunk in [4096, 1 << 20] {
+                var o = LogReaderOptions()
+                o.threads = threads
+                o.parallelChunkSize = chunk
+                XCTAssertEqual(outcome(path, o, batch: 65_536), serial, "threads \(threads), chunk \(chunk)")
+            }
+        }
+    }
+
+    /// GPX and one thread are read serially, and say so.
+    func testReadingMode() throws {
+        let path = writeFile(dir, "a.csv", "device,time,lat,lon\nd,1600000000,1,2\n")
+        XCTAssertEqual(try LogReader(path: path).reading, .serial(reason: "one thread"))
+        var o = LogReaderOptions()
+        o.threads = 2
+        XCTAssertEqual(try LogReader(path: path, options: o).reading, .parallel(threads: 2))
+        o.format = .gpx
+        XCTAssertEqual(try LogReader(path: path, options: o).reading.name, "serial")
+    }
+
+    /// The byte counter the round splitting relies on.
+    func testCountByte() {
+        var g = SeededGenerator(seed: 5)
+        let bytes = (0..<1000).map { _ in UInt8(truncatingIfNeeded: g.next() % 5 == 0 ? 0x0A : g.next()) }
+        bytes.withUnsafeBufferPointer { b in
+            for (from, to) in [(0, 1000), (3, 17), (7, 8), (0, 0), (500, 999)] {
+                for c: UInt8 in [0x0A, 0x22, 0x00, 0xFF] {
+                    XCTAssertEqual(ParallelReader.countByte(b.baseAddress!, from, to, c), bytes[from..<to].filter { $0 == c }.count)
+                }
+            }
+        }
+    }
+}
+
+/// The cuts between chunks, against a plain scan of the text.
+final class ChunkBoundaryTests: XCTestCase {
+    /// Record ends by RFC 4180: a newline outside quotes (a quote toggles; `""` toggles twice).
+    func recordEnds(_ b: [UInt8]) -> [Int] {
+        var quoted = false, out: [Int] = []
+        for (i, c) in b.enumerated() {
+            if c == 0x22 { quoted.toggle() } else if c == 0x0A && !quoted { out.append(i + 1) }
+        }
+        return out
+    }
+
+    func testBoundariesByParityAreRecordEnds() {
+        var g = SeededGenerator(seed: 11)
+        for _ in 0..<200 {
+            var text = ""
+            for _ in 0..<Int(g.next() % 30) {
+                switch g.next() % 5 {
+                case 0: text += "\"a\nb\"\"c\",1\n"
+                case 1: text += "x,\"\n\n\",2\n"
+                case 2: text += "\n"
+                default: text += "plain,\(g.next() % 100)\n"
+                }
+            }
+            let bytes = Array(text.utf8)
+            let ends = recordEnds(bytes)
+            let guesses = bytes.isEmpty ? [] : (0..<Int(g.next() % 6)).map { _ in Int(g.next() % UInt64(bytes.count)) }.sorted()
+            var copy = bytes + [0]
+            copy.withUnsafeMutableBufferPointer { b in
+                let (starts, end) = ParallelReader.boundariesByParity(b.baseAddress!, 0, bytes.count, eof: false, guesses: guesses)
+                XCTAssertEqual(end, ends.last, text)
+                // Each start: the first record end after its guess (duplicates dropped).
+                var expected: [Int] = []
+                for gu in guesses {
+                    if let e = ends.first(where: { $0 > gu }), e != expected.last, e != bytes.count + 1 { expected.append(e) }
+                }
+                XCTAssertEqual(starts, expected.filter { _ in true }, text)
+                let (plainStarts, plainEnd) = ParallelReader.boundaries(b.baseAddress!, 0, bytes.count, eof: true, guesses: guesses)
+                XCTAssertEqual(plainEnd, bytes.count)
+                for s in plainStarts { XCTAssertEqual(bytes[s - 1], 0x0A) }
+            }
+        }
+    }
+}
