@@ -40,6 +40,7 @@ extension EvaluationRun {
                         let textOut = UnsafeShared(base: t.baseAddress!), countOut = UnsafeShared(base: c.baseAddress!)
                         DispatchQueue.concurrentPerform(iterations: ranges.count) { k in
                             let v = shared.value
+                            let writer = v.writer.withOwnCount()
                             var text = ""
                             for device in v.ranges[k] {
                                 let events = v.run.tracker(device).events
@@ -47,7 +48,7 @@ extension EvaluationRun {
                                 let name = v.name(Int32(device))
                                 for e in events {
                                     countOut.base[3 * k + Int(e.type.rawValue)] += 1
-                                    v.writer.line(e, device: name, into: &text)
+                                    writer.line(e, device: name, into: &text)
                                 }
                             }
                             textOut.base[k] = text
@@ -56,7 +57,8 @@ extension EvaluationRun {
                 }
             }
             for k in texts.indices {
-                try take(texts[k])
+                let n = blockCounts[3 * k] + blockCounts[3 * k + 1] + blockCounts[3 * k + 2]
+                try take(writer.joinBlock(texts[k], events: n))
                 for j in 0..<3 { counts[j] += blockCounts[3 * k + j] }
             }
         }

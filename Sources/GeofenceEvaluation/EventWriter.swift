@@ -48,10 +48,27 @@ public struct EventWriter {
     let note: (Int32) -> String?
     /// Events written so far (GeoJSON separates features with commas); a reference, so that
     /// writing a line does not need a mutable writer.
-    let written = Counter()
+    private(set) var written = Counter()
 
     /// A count shared by the copies of a writer.
     final class Counter { var value = 0 }
+
+    /// A copy with a count of its own, starting at 0: for a worker formatting a block of
+    /// events on its own (a copy sharing the count would race, and place GeoJSON commas by
+    /// which worker came first). The caller joins the blocks with ``joinBlock(_:events:)``.
+    func withOwnCount() -> EventWriter {
+        var copy = self
+        copy.written = Counter()
+        return copy
+    }
+
+    /// A block formatted by ``withOwnCount()`` as it continues this writer's output: a
+    /// GeoJSON block after earlier features gets the comma its first feature lacks. Counts the
+    /// block's `events` as written.
+    func joinBlock(_ text: String, events: Int) -> String {
+        defer { written.value += events }
+        return format == .geojson && written.value > 0 && events > 0 ? "," + text : text
+    }
 
     /// A writer for events over `fences` (slot order, as compiled).
     public init(format: Format, fences: [Fence]) {

@@ -134,3 +134,34 @@ final class EventOutputTests: XCTestCase {
         XCTAssertEqual(json["type"] as? String, "FeatureCollection")
     }
 }
+
+extension EventOutputTests {
+    /// More events than one formatting block (16,384): the workers format blocks of devices on
+    /// their own and the blocks are joined in order. GeoJSON stays one valid FeatureCollection
+    /// and every format gives the same bytes at 1, 2 and 8 threads.
+    func testManyEventsFormattedByWorkersJoinInOrder() throws {
+        var log = "device,time,lat,lon\n"
+        for d in 0..<2_500 {
+            for k in 0..<10 {   // in and out of a port every minute: about 10 events a device
+                log += "dev\(d),\(1_600_000_000 + 60 * k),\(k % 2 == 0 ? "41.316667" : "42.316667"),19.45\n"
+            }
+        }
+        let path = CLI.tempPath("many.csv")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try log.write(toFile: path, atomically: true, encoding: .utf8)
+        for format in ["geojson", "ndjson", "csv", "geojsonl"] {
+            var outputs: [String] = []
+            for threads in ["1", "2", "8"] {
+                let r = try CLI.run(["evaluate", "--fences", CLI.data("ports.csv"), "--log", path, "--format", format, "--threads", threads, "-q"])
+                XCTAssertEqual(r.status, 0, r.stderr)
+                outputs.append(r.stdout)
+            }
+            XCTAssertEqual(Set(outputs).count, 1, format)
+            if format == "geojson" {
+                let object = try JSONSerialization.jsonObject(with: Data(outputs[0].utf8)) as? [String: Any]
+                let features = object?["features"] as? [Any]
+                XCTAssertGreaterThan(features?.count ?? 0, 20_000)
+            }
+        }
+    }
+}
