@@ -14,6 +14,8 @@ package final class TemporaryFiles: @unchecked Sendable {
 
     private let lock = NSLock()
     private var paths: Set<String> = []
+    /// Set once a signal's cleanup has begun: no new file may be registered after it.
+    private var stopping = false
     private var sources: [DispatchSourceSignal] = []
 
     /// Installs the SIGINT/SIGTERM handling (once; later calls do nothing).
@@ -34,9 +36,17 @@ package final class TemporaryFiles: @unchecked Sendable {
         }
     }
 
-    /// Registers a path to remove if the command is stopped.
+    /// Registers a path to remove if the command is stopped. Call it before creating the
+    /// file. Once a signal's cleanup has begun, the calling thread is parked here until the
+    /// process exits, so a file is never created after the cleanup took its list.
     package func add(_ path: String) {
-        lock.lock(); paths.insert(path); lock.unlock()
+        lock.lock()
+        if stopping {
+            lock.unlock()
+            while true { sleep(60) }
+        }
+        paths.insert(path)
+        lock.unlock()
     }
 
     /// Forgets a path (renamed into place or already removed).
@@ -44,9 +54,11 @@ package final class TemporaryFiles: @unchecked Sendable {
         lock.lock(); paths.remove(path); lock.unlock()
     }
 
-    /// Removes every registered file.
+    /// Removes every registered file; from then on `add` parks its caller (the process is
+    /// about to exit).
     package func removeAll() {
         lock.lock()
+        stopping = true
         let all = paths
         paths.removeAll()
         lock.unlock()
