@@ -12,7 +12,7 @@ public struct CompiledFences: Sendable {
     /// The fences' options per slot, with the default dwell applied.
     public let options: CompiledOptions
     /// The fences' own options per slot (notify flags, dwell, repeats, note).
-    public let optionTable: FenceOptionTable
+    public var optionTable: FenceOptionTable { options.table }
     /// Where the full fences come from: held, a compiled fence file, or the source files read again.
     let source: FenceSource
 
@@ -64,29 +64,19 @@ public struct CompiledFences: Sendable {
 
     /// The fences of a compiled fence file, as it was opened (nothing parsed; properties
     /// and sources stay in the file until `loadFences()`).
-    /// - Complexity: O(n) for the options.
+    /// - Complexity: O(1).
     public init(file: CompiledFenceFile, defaultDwell: Double? = nil) {
         self.init(index: file.index, optionTable: file.options, source: FenceSource(file), defaultDwell: defaultDwell)
     }
 
     init(index: FenceIndex, optionTable: FenceOptionTable, source: FenceSource, defaultDwell: Double?) {
-        let n = index.slotCount
-        var rank = [Int32](repeating: 0, count: n)
-        for (r, s) in index.identifierOrder.enumerated() { rank[Int(s)] = Int32(r) }
-        let flags = optionTable.flags
-        options = CompiledOptions(
-            notifyOnEntry: flags.map { $0 & 1 != 0 },
-            notifyOnExit: flags.map { $0 & 2 != 0 },
-            dwell: optionTable.dwell.map { $0.isNaN ? (defaultDwell ?? -1) : $0 },
-            repeats: flags.map { $0 & 4 != 0 },
-            idRank: rank)
+        options = CompiledOptions(table: optionTable, index: index, defaultDwell: defaultDwell)
         self.index = index
-        self.optionTable = optionTable
         self.source = source
     }
 
     /// The same fences and index with another default dwell (seconds; nil for none).
-    /// - Complexity: O(n) for the options; the index is shared, not rebuilt.
+    /// - Complexity: O(1); the index and options are shared, not copied.
     public func withDefaultDwell(_ dwell: Double?) -> CompiledFences {
         CompiledFences(index: index, optionTable: optionTable, source: source, defaultDwell: dwell)
     }

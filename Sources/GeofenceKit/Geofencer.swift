@@ -92,7 +92,7 @@ public final class Geofencer: Sendable {
         let index = compiled.index
         var hits = index.classify(lat: lat, lon: lon, accuracy: accuracy)
         hits.removeAll { $0.state != .inside && $0.state != .uncertain }
-        hits.sort { compiled.options.idRank[Int($0.slot)] < compiled.options.idRank[Int($1.slot)] }
+        hits.sort { compiled.options.idRank($0.slot) < compiled.options.idRank($1.slot) }
         func match(_ c: FenceClassification) -> FenceMatch {
             FenceMatch(id: index.identifier(of: c.slot), distance: index.boundaryDistance(of: c.slot, lat: lat, lon: lon),
                        isPolygon: index.isPolygon(c.slot))
