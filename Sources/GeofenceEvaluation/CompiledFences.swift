@@ -42,7 +42,7 @@ public struct CompiledFences: Sendable {
         } catch {
             throw CompiledFences.inputError(error, fences)
         }
-        self.init(index: index, optionTable: FenceOptionTable(fences.map(\.options)), source: FenceSource(fences), defaultDwell: defaultDwell)
+        self.init(index: index, optionTable: FenceOptionTable(fences.lazy.map(\.options)), source: FenceSource(fences), defaultDwell: defaultDwell)
     }
 
     /// Compiles fences as ``init(_:defaultDwell:)`` does, without holding them: `reload`
@@ -51,15 +51,21 @@ public struct CompiledFences: Sendable {
     /// identifiers in the same order; ``loadFences()`` throws when it does not.
     /// - Throws: as ``init(_:defaultDwell:)``.
     /// - Complexity: O(n log n) for n fences.
-    public init(_ fences: [Fence], defaultDwell: Double? = nil,
+    ///
+    /// The fences are released as soon as the table holds them, before the index's tree is
+    /// built (pass them with `consume` and hold no other copy, so that their memory and the
+    /// build's are not needed at once).
+    public init(_ fences: consuming [Fence], defaultDwell: Double? = nil,
                 reload: @escaping @Sendable () throws(GeofenceError) -> [Fence]) throws(GeofenceError) {
+        var fences = fences
+        let optionTable = FenceOptionTable(fences.lazy.map(\.options))
         let index: FenceIndex
         do {
-            index = try FenceIndex(fences)
+            index = try FenceIndex(taking: &fences)
         } catch {
             throw CompiledFences.inputError(error, fences)
         }
-        self.init(index: index, optionTable: FenceOptionTable(fences.map(\.options)), source: FenceSource(reload: reload), defaultDwell: defaultDwell)
+        self.init(index: index, optionTable: optionTable, source: FenceSource(reload: reload), defaultDwell: defaultDwell)
     }
 
     /// The fences of a compiled fence file, as it was opened (nothing parsed; properties

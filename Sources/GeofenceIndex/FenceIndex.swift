@@ -58,6 +58,23 @@ public struct FenceIndex: Sendable {
         rebuild()
     }
 
+    /// Builds an index over the fences, in order (slots `0..<count`), as `init(_:)` does, and
+    /// empties `fences` once they are in the table, before the tree is built (the fences
+    /// and the build's scratch arrays are not held at once). `fences` is left as it was
+    /// when the index throws.
+    /// - Throws: as `init(_:)`.
+    /// - Complexity: O(n log n).
+    public init(taking fences: inout [Fence]) throws(FenceIndexError) {
+        for f in fences {
+            let shape = try FenceTable.check(f)
+            guard table.slotCount < EntryValue.maxPayload, table.ids.canAppend(bytes: f.id.utf8.count) else { throw .tooManyFences }
+            _ = table.append(id: f.id, shape)
+        }
+        if let dup = firstDuplicate() { throw .duplicateIdentifier(table.ids[dup]) }
+        fences = []
+        rebuild()
+    }
+
     /// The first slot (in slot order) whose identifier an earlier slot already has, found
     /// by sorting (no identifier map is built).
     /// - Complexity: O(n log n).

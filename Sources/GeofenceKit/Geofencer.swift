@@ -60,16 +60,21 @@ public final class Geofencer: Sendable {
         // and read again, whole, only by a command that writes them back (`loadFences()`).
         // A pipe or FIFO can be read once only: its fences keep their properties.
         let rereadable = paths.allSatisfy(Self.canBeReadAgain)
-        let set = try FenceSet.load(paths: paths, crs: crs, layer: layer, keepProperties: !rereadable)
-        let (fences, skipped) = try set.usable(skipInvalid: skipInvalid)
+        // The set is not kept: the fences' only copy goes to the compiler, which frees it
+        // before building the tree.
+        var fences: [Fence]
+        do {
+            let usable = try FenceSet.load(paths: paths, crs: crs, layer: layer, keepProperties: !rereadable).usable(skipInvalid: skipInvalid)
+            fences = usable.fences
+            skippedProblems = usable.skipped
+        }
         if rereadable {
-            compiled = try CompiledFences(fences, reload: { () throws(GeofenceError) -> [Fence] in
+            compiled = try CompiledFences(consume fences, reload: { () throws(GeofenceError) -> [Fence] in
                 try FenceSet.load(paths: paths, crs: crs, layer: layer).usable(skipInvalid: skipInvalid).fences
             })
         } else {
             compiled = try CompiledFences(fences)
         }
-        skippedProblems = skipped
     }
 
     /// Whether a fence source can be read a second time: not stdin (`-`), a pipe, a FIFO,
