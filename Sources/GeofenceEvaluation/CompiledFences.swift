@@ -63,6 +63,9 @@ public struct CompiledFences: Sendable {
         do {
             index = try FenceIndex(taking: &fences)
         } catch {
+            // A repeated identifier is found once the fences are released: read them again to
+            // say where (nothing is lost when they cannot be read: the error stays, unlocated).
+            if case .duplicateIdentifier = error, fences.isEmpty, let again = try? reload() { throw CompiledFences.inputError(error, again) }
             throw CompiledFences.inputError(error, fences)
         }
         self.init(index: index, optionTable: optionTable, source: FenceSource(reload: reload), defaultDwell: defaultDwell)

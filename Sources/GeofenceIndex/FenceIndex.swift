@@ -59,19 +59,21 @@ public struct FenceIndex: Sendable {
     }
 
     /// Builds an index over the fences, in order (slots `0..<count`), as `init(_:)` does, and
-    /// empties `fences` once they are in the table, before the tree is built (the fences
-    /// and the build's scratch arrays are not held at once). `fences` is left as it was
-    /// when the index throws.
+    /// empties `fences` once they are in the table, before identifiers are sorted and the
+    /// tree is built (the fences and the build's scratch arrays are not held at once).
+    /// `fences` is left as it was when a fence is refused (`invalidFence`, `tooManyFences`),
+    /// and is empty when two fences share an identifier.
     /// - Throws: as `init(_:)`.
     /// - Complexity: O(n log n).
     public init(taking fences: inout [Fence]) throws(FenceIndexError) {
+        table.reserve(fences.count, identifierBytes: fences.reduce(0) { $0 + $1.id.utf8.count })
         for f in fences {
             let shape = try FenceTable.check(f)
             guard table.slotCount < EntryValue.maxPayload, table.ids.canAppend(bytes: f.id.utf8.count) else { throw .tooManyFences }
             _ = table.append(id: f.id, shape)
         }
-        if let dup = firstDuplicate() { throw .duplicateIdentifier(table.ids[dup]) }
         fences = []
+        if let dup = firstDuplicate() { throw .duplicateIdentifier(table.ids[dup]) }
         rebuild()
     }
 

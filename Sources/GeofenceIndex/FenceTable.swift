@@ -66,6 +66,16 @@ struct FenceTable: Sendable {
         return Int(recordOf[slot])
     }
 
+    /// Makes room for `count` more fences with `identifierBytes` bytes of identifiers in all
+    /// (the arrays then hold what they need, not up to twice as much).
+    mutating func reserve(_ count: Int, identifierBytes: Int) {
+        let n = circles.count + count
+        ids.bytes.reserveCapacity(ids.bytes.count + identifierBytes); ids.ends.reserveCapacity(ids.ends.count + count)
+        recordOf.reserveCapacity(recordOf.count + count)
+        circles.reserveCapacity(n); slotOf.reserveCapacity(n); orderKeys.reserveCapacity(n)
+        alive.reserveCapacity((n + 63) / 64)
+    }
+
     /// Appends a checked shape under a new slot and record (the caller handles identifiers).
     mutating func append(id: String, _ shape: CheckedShape) -> (slot: Int32, record: Int32) {
         let slot = Int32(ids.count), record = Int32(circles.count)

@@ -170,6 +170,21 @@ final class CompiledFenceFileTests: XCTestCase {
         XCTAssertLessThan(intact, 20)
     }
 
+    /// Compiling with a reload function releases the fences before identifiers are sorted: a
+    /// repeated identifier is still reported at its second definition, as without one.
+    func testDuplicateIsLocatedWhenTheFencesWereReleased() {
+        let fences = [Fence(id: "a", shape: .circle(lat: 1, lon: 1, radius: 5), source: SourceLocation(file: "f.csv", line: 2)),
+                      Fence(id: "b", shape: .circle(lat: 2, lon: 2, radius: 5), source: SourceLocation(file: "f.csv", line: 3)),
+                      Fence(id: "a", shape: .circle(lat: 3, lon: 3, radius: 5), source: SourceLocation(file: "f.csv", line: 4))]
+        func check(_ e: Error) {
+            guard case .input(let i) = e as? GeofenceError else { return XCTFail("\(e)") }
+            XCTAssertEqual(i.location, SourceLocation(file: "f.csv", line: 4))
+            XCTAssertEqual(i.recordID, "a")
+        }
+        XCTAssertThrowsError(try CompiledFences(fences)) { check($0) }
+        XCTAssertThrowsError(try CompiledFences(fences, reload: { fences })) { check($0) }
+    }
+
     func testForeignVersionAndByteOrderAreNamed() throws {
         let path = CLI.tempPath("v.gfc")
         defer { try? FileManager.default.removeItem(atPath: path) }
