@@ -82,6 +82,7 @@ public struct Evaluator: Sendable {
         let bisect = searched > Evaluator.linearEntries
         if bisect { var e = s.entries; e.sort { $0.fence < $1.fence } }
         let opt = options
+        index.withIdentifierKeys { keys, records in
         options.table.flags.withUnsafeBufferPointer { flags in
             for c in candidates {
                 let f = c.slot
@@ -150,7 +151,8 @@ public struct Evaluator: Sendable {
             let end = s.events.count
             if end - eventStart > 1 {
                 @inline(__always) func before(_ a: EvaluationEvent, _ b: EvaluationEvent) -> Bool {
-                    a.fence == b.fence ? a.type.rawValue < b.type.rawValue : opt.idRank(a.fence) < opt.idRank(b.fence)
+                    a.fence == b.fence ? a.type.rawValue < b.type.rawValue
+                        : keys[Int(records[Int(a.fence)])] < keys[Int(records[Int(b.fence)])]
                 }
                 s.events.withUnsafeMutableBufferPointer { ev in
                     if end - eventStart > Evaluator.linearEntries {
@@ -166,6 +168,7 @@ public struct Evaluator: Sendable {
                     }
                 }
             }
+        }
         }
     }
 
