@@ -106,4 +106,5 @@ enum SlotFlags {
     static let notifyEntry: UInt8 = 1
     static let notifyExit: UInt8 = 2
     static let repeats: UInt8 = 4
+    static let hasDwell: UInt8 = 16
 }

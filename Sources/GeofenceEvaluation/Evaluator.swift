@@ -82,8 +82,12 @@ public struct Evaluator: Sendable {
         let bisect = searched > Evaluator.linearEntries
         if bisect { var e = s.entries; e.sort { $0.fence < $1.fence } }
         let opt = options
-        index.withIdentifierKeys { keys, records in
+        let defaultDwell = options.defaultDwell ?? -1
         options.table.flags.withUnsafeBufferPointer { flags in
+            /// The slot's dwell seconds, -1 for none (the side table only for fences with their own).
+            @inline(__always) func dwell(_ f: Int32) -> Double {
+                flags[Int(f)] & SlotFlags.hasDwell == 0 ? defaultDwell : opt.table.dwell(of: Int(f)) ?? defaultDwell
+            }
             for c in candidates {
                 let f = c.slot
                 let e = s.entries
@@ -109,7 +113,7 @@ public struct Evaluator: Sendable {
                             e[k].seen = stamp
                             e[k].inside = true
                             e[k].since = time
-                            e[k].dwell = opt.dwell(f)
+                            e[k].dwell = dwell(f)
                             Evaluator.emit(f, .enter, true, flags, &s, device, time, lat, lon)
                         case .outside, .outsideWithinMargin:
                             break                             // unknown -> outside: no event
@@ -122,7 +126,7 @@ public struct Evaluator: Sendable {
                     let firstForFence = first || (fresh && restarts[Int(f)])
                     switch c.state {
                     case .inside:
-                        s.appendEntry(.init(fence: f, seen: stamp, since: time, dwell: opt.dwell(f), inside: true))
+                        s.appendEntry(.init(fence: f, seen: stamp, since: time, dwell: dwell(f), inside: true))
                         Evaluator.emit(f, .enter, firstForFence, flags, &s, device, time, lat, lon)
                     case .uncertain where firstForFence:
                         s.appendEntry(.init(fence: f, seen: stamp, since: time, dwell: -1, inside: false))
@@ -151,8 +155,7 @@ public struct Evaluator: Sendable {
             let end = s.events.count
             if end - eventStart > 1 {
                 @inline(__always) func before(_ a: EvaluationEvent, _ b: EvaluationEvent) -> Bool {
-                    a.fence == b.fence ? a.type.rawValue < b.type.rawValue
-                        : keys[Int(records[Int(a.fence)])] < keys[Int(records[Int(b.fence)])]
+                    a.fence == b.fence ? a.type.rawValue < b.type.rawValue : opt.idRank(a.fence) < opt.idRank(b.fence)
                 }
                 s.events.withUnsafeMutableBufferPointer { ev in
                     if end - eventStart > Evaluator.linearEntries {
@@ -168,7 +171,6 @@ public struct Evaluator: Sendable {
                     }
                 }
             }
-        }
         }
     }
 

@@ -275,12 +275,4 @@ extension FenceIndex {
     /// - Precondition: `slot` is live and was indexed by the last full build.
     @inline(__always)
     package func identifierRank(of slot: Int32) -> Int32 { table.identifierRank(of: Int(slot)) }
-
-    /// Calls `body` with the order keys by record and the record of each slot: for slots
-    /// of the last full build, `keys[records[slot]]` orders them as their identifiers
-    /// (bytewise UTF-8), without bounds checks or reference counting in a hot loop.
-    @inline(__always)
-    package func withIdentifierKeys<R>(_ body: (_ keys: UnsafeBufferPointer<UInt32>, _ records: UnsafeBufferPointer<Int32>) -> R) -> R {
-        table.orderKeys.withUnsafeBufferPointer { k in table.recordOf.withUnsafeBufferPointer { r in body(k, r) } }
-    }
 }
