@@ -201,7 +201,7 @@ public struct CompiledFenceFile: Sendable {
 
     /// Offsets and references the queries follow, all in range.
     static func checkTable(_ t: FenceTable, _ r: SectionReader) throws(GeofenceError) {
-        let n = t.slotCount, records = t.recordCount, p = t.polygons
+        let records = t.recordCount, p = t.polygons
         try r.offsets(p.ringStarts, count: nil, total: p.coords.count / 2, "ring")
         guard p.coords.count % 2 == 0 else { throw r.bad("odd coordinate count") }
         try r.offsets(p.partRings, count: nil, total: p.ringStarts.count - 1, "part")
