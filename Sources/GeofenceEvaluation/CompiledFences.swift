@@ -12,7 +12,7 @@ public struct CompiledFences: Sendable {
     /// The fences' options per slot, with the default dwell applied.
     public let options: CompiledOptions
     /// The fences' own options per slot (notify flags, dwell, repeats, note).
-    public let optionTable: FenceOptionTable
+    public var optionTable: FenceOptionTable { options.table }
     /// Where the full fences come from: held, a compiled fence file, or the source files read again.
     let source: FenceSource
 
@@ -42,7 +42,7 @@ public struct CompiledFences: Sendable {
         } catch {
             throw CompiledFences.inputError(error, fences)
         }
-        self.init(index: index, optionTable: FenceOptionTable(fences.map(\.options)), source: FenceSource(fences), defaultDwell: defaultDwell)
+        self.init(index: index, optionTable: FenceOptionTable(fences.lazy.map(\.options)), source: FenceSource(fences), defaultDwell: defaultDwell)
     }
 
     /// Compiles fences as ``init(_:defaultDwell:)`` does, without holding them: `reload`
@@ -51,42 +51,41 @@ public struct CompiledFences: Sendable {
     /// identifiers in the same order; ``loadFences()`` throws when it does not.
     /// - Throws: as ``init(_:defaultDwell:)``.
     /// - Complexity: O(n log n) for n fences.
-    public init(_ fences: [Fence], defaultDwell: Double? = nil,
+    ///
+    /// The fences are released as soon as the table holds them, before the index's tree is
+    /// built (pass them with `consume` and hold no other copy, so that their memory and the
+    /// build's are not needed at once).
+    public init(_ fences: consuming [Fence], defaultDwell: Double? = nil,
                 reload: @escaping @Sendable () throws(GeofenceError) -> [Fence]) throws(GeofenceError) {
+        var fences = fences
+        let optionTable = FenceOptionTable(fences.lazy.map(\.options))
         let index: FenceIndex
         do {
-            index = try FenceIndex(fences)
+            index = try FenceIndex(taking: &fences)
         } catch {
+            // A repeated identifier is found once the fences are released: read them again to
+            // say where (nothing is lost when they cannot be read: the error stays, unlocated).
+            if case .duplicateIdentifier = error, fences.isEmpty, let again = try? reload() { throw CompiledFences.inputError(error, again) }
             throw CompiledFences.inputError(error, fences)
         }
-        self.init(index: index, optionTable: FenceOptionTable(fences.map(\.options)), source: FenceSource(reload: reload), defaultDwell: defaultDwell)
+        self.init(index: index, optionTable: optionTable, source: FenceSource(reload: reload), defaultDwell: defaultDwell)
     }
 
     /// The fences of a compiled fence file, as it was opened (nothing parsed; properties
     /// and sources stay in the file until `loadFences()`).
-    /// - Complexity: O(n) for the options.
+    /// - Complexity: O(1).
     public init(file: CompiledFenceFile, defaultDwell: Double? = nil) {
         self.init(index: file.index, optionTable: file.options, source: FenceSource(file), defaultDwell: defaultDwell)
     }
 
     init(index: FenceIndex, optionTable: FenceOptionTable, source: FenceSource, defaultDwell: Double?) {
-        let n = index.slotCount
-        var rank = [Int32](repeating: 0, count: n)
-        for (r, s) in index.identifierOrder.enumerated() { rank[Int(s)] = Int32(r) }
-        let flags = optionTable.flags
-        options = CompiledOptions(
-            notifyOnEntry: flags.map { $0 & 1 != 0 },
-            notifyOnExit: flags.map { $0 & 2 != 0 },
-            dwell: optionTable.dwell.map { $0.isNaN ? (defaultDwell ?? -1) : $0 },
-            repeats: flags.map { $0 & 4 != 0 },
-            idRank: rank)
+        options = CompiledOptions(table: optionTable, index: index, defaultDwell: defaultDwell)
         self.index = index
-        self.optionTable = optionTable
         self.source = source
     }
 
     /// The same fences and index with another default dwell (seconds; nil for none).
-    /// - Complexity: O(n) for the options; the index is shared, not rebuilt.
+    /// - Complexity: O(1); the index and options are shared, not copied.
     public func withDefaultDwell(_ dwell: Double?) -> CompiledFences {
         CompiledFences(index: index, optionTable: optionTable, source: source, defaultDwell: dwell)
     }

@@ -67,38 +67,44 @@ struct DeviceTracker {
     func release() { entryStorage?.deallocate() }
 }
 
-/// Per-fence options compiled into flat arrays indexed by slot.
+/// Per-fence options as the evaluator reads them, by slot: the fences' own options (one
+/// flags byte a fence; dwell times and notes only where set), the default dwell, and the
+/// identifier ranks of the index (no per-fence copy of any of them).
 public struct CompiledOptions: Sendable {
-    /// Per slot: emit `enter` events.
-    public var notifyOnEntry: [Bool]
-    /// Per slot: emit `exit` events.
-    public var notifyOnExit: [Bool]
-    /// Dwell seconds, or -1 for none.
-    public var dwell: [Double]
-    /// Per slot: false for one-shot fences (one event per device, ever).
-    public var repeats: [Bool]
-    /// Rank of each slot's identifier in bytewise UTF-8 order (ties in one fix sort by it).
-    public var idRank: [Int32]
+    /// The fences' own options.
+    public let table: FenceOptionTable
+    /// Dwell seconds for fences without their own (nil: none).
+    public let defaultDwell: Double?
+    /// The index whose order keys give the identifier ranks.
+    let index: FenceIndex
+
+    /// The options of `table` over `index` (fresh: built or opened, not changed since).
+    public init(table: FenceOptionTable, index: FenceIndex, defaultDwell: Double?) {
+        self.table = table; self.index = index; self.defaultDwell = defaultDwell
+    }
+
+    /// Whether the slot emits `enter` events.
+    public func notifyOnEntry(_ slot: Int32) -> Bool { table.flags[Int(slot)] & SlotFlags.notifyEntry != 0 }
+    /// Whether the slot emits `exit` events.
+    public func notifyOnExit(_ slot: Int32) -> Bool { table.flags[Int(slot)] & SlotFlags.notifyExit != 0 }
+    /// Whether the slot repeats (false: one event per device, ever).
+    public func repeats(_ slot: Int32) -> Bool { table.flags[Int(slot)] & SlotFlags.repeats != 0 }
+
+    /// Dwell seconds of a slot (its own, else the default), or -1 for none.
+    /// - Complexity: O(log d) for d fences with their own dwell time.
+    @inline(__always)
+    public func dwell(_ slot: Int32) -> Double { table.dwell(of: Int(slot)) ?? defaultDwell ?? -1 }
+
+    /// Rank of the slot's identifier in bytewise UTF-8 order (ties in one fix sort by it).
+    /// - Complexity: O(1).
+    @inline(__always)
+    public func idRank(_ slot: Int32) -> Int32 { index.identifierRank(of: slot) }
 }
 
-/// One slot's options as the evaluator reads them: one 16-byte load per fence.
-struct SlotOptions: Sendable {
-    /// Dwell seconds, or -1 for none.
-    var dwell: Double
-    /// Rank of the identifier in bytewise UTF-8 order.
-    var rank: Int32
-    /// `notifyEntry | notifyExit | oneShot`.
-    var flags: UInt8
-
+/// The bits of `FenceOptionTable.flags` (docs/compiled-fences.md).
+enum SlotFlags {
     static let notifyEntry: UInt8 = 1
     static let notifyExit: UInt8 = 2
-    static let oneShot: UInt8 = 4
-
-    /// Per slot, from the public per-option arrays.
-    static func pack(_ o: CompiledOptions) -> [SlotOptions] {
-        (0..<o.idRank.count).map { k in
-            SlotOptions(dwell: o.dwell[k], rank: o.idRank[k],
-                        flags: (o.notifyOnEntry[k] ? notifyEntry : 0) | (o.notifyOnExit[k] ? notifyExit : 0) | (o.repeats[k] ? 0 : oneShot))
-        }
-    }
+    static let repeats: UInt8 = 4
+    static let hasDwell: UInt8 = 16
 }

@@ -36,8 +36,6 @@ public struct Evaluator: Sendable {
     public let options: CompiledOptions
     /// Exit margin and default dwell.
     public let settings: EvaluationSettings
-    /// `options` per slot, packed for the hot path.
-    let slots: [SlotOptions]
     /// Per slot: the fence is new or changed since a restored state (see `DeviceTracker.fresh`).
     var restarts: [Bool] = []
 
@@ -46,7 +44,6 @@ public struct Evaluator: Sendable {
         self.index = index
         self.options = options
         self.settings = settings
-        slots = SlotOptions.pack(options)
     }
 
     /// Scratch space of one thread.
@@ -85,7 +82,13 @@ public struct Evaluator: Sendable {
         let searched = s.entryCount
         let bisect = searched > Evaluator.linearEntries
         if bisect { var e = s.entries; e.sort { $0.fence < $1.fence } }
-        slots.withUnsafeBufferPointer { opt in
+        let opt = options
+        let defaultDwell = options.defaultDwell ?? -1
+        options.table.flags.withUnsafeBufferPointer { flags in
+            /// The slot's dwell seconds, -1 for none (the side table only for fences with their own).
+            @inline(__always) func dwell(_ f: Int32) -> Double {
+                flags[Int(f)] & SlotFlags.hasDwell == 0 ? defaultDwell : opt.table.dwell(of: Int(f)) ?? defaultDwell
+            }
             for c in candidates {
                 let f = c.slot
                 let e = s.entries
@@ -111,8 +114,8 @@ public struct Evaluator: Sendable {
                             e[k].seen = stamp
                             e[k].inside = true
                             e[k].since = time
-                            e[k].dwell = opt[Int(f)].dwell
-                            Evaluator.emit(f, .enter, true, .nan, opt, &s, fix)
+                            e[k].dwell = dwell(f)
+                            Evaluator.emit(f, .enter, true, .nan, flags, &s, fix)
                         case .outside, .outsideWithinMargin:
                             break                             // unknown -> outside: no event
                         case .uncertain:
@@ -124,8 +127,8 @@ public struct Evaluator: Sendable {
                     let firstForFence = first || (fresh && restarts[Int(f)])
                     switch c.state {
                     case .inside:
-                        s.appendEntry(.init(fence: f, seen: stamp, since: time, dwell: opt[Int(f)].dwell, inside: true))
-                        Evaluator.emit(f, .enter, firstForFence, .nan, opt, &s, fix)
+                        s.appendEntry(.init(fence: f, seen: stamp, since: time, dwell: dwell(f), inside: true))
+                        Evaluator.emit(f, .enter, firstForFence, .nan, flags, &s, fix)
                     case .uncertain where firstForFence:
                         s.appendEntry(.init(fence: f, seen: stamp, since: time, dwell: -1, inside: false))
                     default:
@@ -139,12 +142,12 @@ public struct Evaluator: Sendable {
                 let e = s.entries[k]
                 if e.seen != stamp {
                     s.removeEntry(at: k)
-                    if e.inside { Evaluator.emit(e.fence, .exit, false, time - e.since, opt, &s, fix) }
+                    if e.inside { Evaluator.emit(e.fence, .exit, false, time - e.since, flags, &s, fix) }
                     continue
                 }
                 if e.inside && e.dwell >= 0 && time - e.since >= e.dwell {
                     s.entries[k].dwell = -1
-                    Evaluator.emit(e.fence, .dwell, false, time - e.since, opt, &s, fix)
+                    Evaluator.emit(e.fence, .dwell, false, time - e.since, flags, &s, fix)
                 }
                 k += 1
             }
@@ -153,7 +156,7 @@ public struct Evaluator: Sendable {
             let end = s.events.count
             if end - eventStart > 1 {
                 @inline(__always) func before(_ a: EvaluationEvent, _ b: EvaluationEvent) -> Bool {
-                    a.fence == b.fence ? a.type.rawValue < b.type.rawValue : opt[Int(a.fence)].rank < opt[Int(b.fence)].rank
+                    a.fence == b.fence ? a.type.rawValue < b.type.rawValue : opt.idRank(a.fence) < opt.idRank(b.fence)
                 }
                 s.events.withUnsafeMutableBufferPointer { ev in
                     if end - eventStart > Evaluator.linearEntries {
@@ -178,15 +181,15 @@ public struct Evaluator: Sendable {
     /// Appends an event unless the fence's options filter it (notify flags) or
     /// it is one-shot and already fired.
     @inline(__always)
-    static func emit(_ fence: Int32, _ type: EventType, _ initial: Bool, _ duration: Double, _ opt: UnsafeBufferPointer<SlotOptions>,
+    static func emit(_ fence: Int32, _ type: EventType, _ initial: Bool, _ duration: Double, _ flagsOf: UnsafeBufferPointer<UInt8>,
                      _ s: inout DeviceTracker, _ fix: EventFix) {
-        let flags = opt[Int(fence)].flags
+        let flags = flagsOf[Int(fence)]
         switch type {
-        case .enter: if flags & SlotOptions.notifyEntry == 0 { return }
-        case .exit: if flags & SlotOptions.notifyExit == 0 { return }
+        case .enter: if flags & SlotFlags.notifyEntry == 0 { return }
+        case .exit: if flags & SlotFlags.notifyExit == 0 { return }
         case .dwell: break
         }
-        if flags & SlotOptions.oneShot != 0 {
+        if flags & SlotFlags.repeats == 0 {
             if s.consumed.contains(fence) { return }
             s.consumed.append(fence)
         }

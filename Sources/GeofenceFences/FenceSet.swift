@@ -38,6 +38,16 @@ public struct FenceSet: Sendable {
         // Identifiers are compared bytewise (docs/fences.md): NFC and NFD spellings are two ids.
         var table = IdentifierTable(capacity: fences.count + file.fences.count)
         for f in fences { _ = table.firstOrInsert(f.id) { fences[$0].id } }
+        if fences.isEmpty {
+            // The first file: its fences are shared, not copied, unless it repeats an identifier.
+            let own = file.fences
+            if own.indices.allSatisfy({ table.firstOrInsert(own[$0].id, idAt: { own[$0].id }) == nil }) {
+                fences = own
+                sortProblems()
+                return
+            }
+            table = IdentifierTable(capacity: file.fences.count)
+        }
         fences.reserveCapacity(fences.count + file.fences.count)
         for f in file.fences {
             if let prior = table.firstOrInsert(f.id, idAt: { fences[$0].id }) {
@@ -47,6 +57,11 @@ public struct FenceSet: Sendable {
             }
             fences.append(f)
         }
+        sortProblems()
+    }
+
+    /// Problems by file (in ``files`` order), then line or feature.
+    private mutating func sortProblems() {
         problems.sort { a, b in
             // Stable report order: by file as given, then line/feature.
             let fa = files.firstIndex(of: a.location.file) ?? 0, fb = files.firstIndex(of: b.location.file) ?? 0

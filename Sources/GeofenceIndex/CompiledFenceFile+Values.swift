@@ -34,10 +34,10 @@ extension CompiledFenceFile {
     static func checkValues(_ t: FenceTable, _ options: FenceOptionTable, _ r: SectionReader) throws(GeofenceError) {
         for k in 0..<t.recordCount {
             let c = t.circles[k]
-            guard c.lat.isFinite, abs(c.lat) <= 90, c.lon.isFinite, abs(c.lon) <= 180, c.cosLat.isFinite, abs(c.cosLat) <= 1 else {
+            guard c.lat.isFinite, abs(c.lat) <= 90 || c.radius == -1, c.lon.isFinite, abs(c.lon) <= 180 else {
                 throw r.bad("record \(k): position out of range")
             }
-            let expected: Double? = t.slotOf[k] < 0 ? -2 : t.polygonOf[k] >= 0 ? -1 : nil
+            let expected: Double? = t.slotOf[k] < 0 ? -2 : c.radius == -1 ? -1 : nil
             if let expected {
                 guard c.radius == expected else { throw r.bad("record \(k): radius \(c.radius) where \(expected) marks its kind") }
             } else {
@@ -51,6 +51,6 @@ extension CompiledFenceFile {
         }
         for v in p.partBoxes where !v.isFinite || abs(v) > 540 { throw r.bad("part box out of range") }
         for v in p.partBandScale where !v.isFinite || v < 0 { throw r.bad("band scale out of range") }
-        for d in options.dwell where !(d.isNaN || (d.isFinite && d >= 0)) { throw r.bad("dwell time \(d) out of range") }
+        for d in options.dwellValues where !(d.isFinite && d >= 0) { throw r.bad("dwell time \(d) out of range") }
     }
 }

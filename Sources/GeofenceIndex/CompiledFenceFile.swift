@@ -12,7 +12,7 @@ public struct CompiledFenceFile: Sendable {
     /// The first 8 bytes of every compiled fence file: `\x89GFC\r\n\x1a\n`.
     public static let magic: [UInt8] = [0x89, 0x47, 0x46, 0x43, 0x0D, 0x0A, 0x1A, 0x0A]
     /// The format version this build writes and reads.
-    public static let version: UInt32 = 1
+    public static let version: UInt32 = 2
     /// Written as a native `UInt32`: reads back as itself only on a host of the writer's byte order.
     static let endianMark: UInt32 = 0x0102_0304
     static let headerSize = 64
@@ -28,13 +28,17 @@ public struct CompiledFenceFile: Sendable {
     /// Where the side sections lie (properties and sources, read by `fences()`).
     let side: [Section: Entry]
 
-    /// Section identifiers (the byte table of docs/compiled-fences.md).
+    /// Section identifiers (the byte table of docs/compiled-fences.md; 6, 10 and 25 were
+    /// version 1's polygon numbers, identifier order and per-fence dwell times).
     enum Section: UInt32, CaseIterable {
-        case meta = 1, idEnds, idBytes, recordOf, circles, polygonOf, slotOf, alive, orderKeys, idOrder, splits
-        case coords, ringStarts, partRings, partBoxes, partBandFirst, partBandCount, partBandScale, bandStarts, bandEdges, polygonParts
+        case meta = 1, idEnds, idBytes, recordOf, circles
+        case slotOf = 7, alive, orderKeys
+        case splits = 11, coords, ringStarts, partRings, partBoxes, partBandFirst, partBandCount, partBandScale, bandStarts, bandEdges, polygonParts
         case treeWords, treeNodeStarts
-        case optionFlags, optionDwell, noteEnds, noteBytes
+        case optionFlags
+        case noteEnds = 26, noteBytes
         case sources, sourceFiles, propertyEnds, propertyBytes
+        case dwellSlots, dwellValues, noteSlots
     }
 
     struct Entry {
@@ -75,8 +79,8 @@ public struct CompiledFenceFile: Sendable {
         w.put(.meta, [UInt64(t.slotCount), UInt64(t.recordCount), UInt64(t.liveCount), UInt64(tree.count),
                       UInt64(root.west.bitPattern), UInt64(root.south.bitPattern), UInt64(root.east.bitPattern), UInt64(root.north.bitPattern)])
         w.put(.idEnds, t.ids.ends); w.put(.idBytes, t.ids.bytes)
-        w.put(.recordOf, t.recordOf); w.put(.circles, t.circles); w.put(.polygonOf, t.polygonOf); w.put(.slotOf, t.slotOf)
-        w.put(.alive, t.alive); w.put(.orderKeys, t.orderKeys); w.put(.idOrder, t.idOrder)
+        w.put(.recordOf, t.recordOf); w.put(.circles, t.circles); w.put(.slotOf, t.slotOf)
+        w.put(.alive, t.alive); w.put(.orderKeys, t.orderKeys)
         var splitWords: [UInt32] = []
         splitWords.reserveCapacity(t.splits.count * 5)
         for s in t.splits {
@@ -90,8 +94,8 @@ public struct CompiledFenceFile: Sendable {
         w.put(.treeWords, UnsafeBufferPointer(start: tree.storage.words, count: tree.storage.count))
         w.put(.treeNodeStarts, tree.nodeStarts.map { Int64($0) })
         let table = FenceOptionTable(fences.map(\.options))
-        w.put(.optionFlags, table.flags); w.put(.optionDwell, table.dwell)
-        w.put(.noteEnds, table.noteEnds); w.put(.noteBytes, table.noteBytes)
+        w.put(.optionFlags, table.flags); w.put(.dwellSlots, table.dwellSlots); w.put(.dwellValues, table.dwellValues)
+        w.put(.noteSlots, table.noteSlots); w.put(.noteEnds, table.noteEnds); w.put(.noteBytes, table.noteBytes)
         // Side sections: sources and properties.
         var files: [String] = [], fileIndex: [String: Int64] = [:]
         var sources: [Int64] = []
@@ -133,16 +137,23 @@ public struct CompiledFenceFile: Sendable {
             }
             guard meta[2] == meta[0] else { throw r.bad("\(meta[2]) live fences of \(meta[0]) slots; a compiled file holds only live fences") }
             let n = Int(meta[0]), records = Int(meta[1]), live = n, treeCount = Int(meta[3])
+            // The side sections are checked first, read only when a command needs the fences: their
+            // pages, mapped while hashed, are gone before the arrays the queries use are read.
+            var side: [Section: Entry] = [:]
+            for s in [Section.sources, .sourceFiles, .propertyEnds, .propertyBytes] {
+                side[s] = try r.entry(s)
+                try r.verify(s)
+            }
             var t = FenceTable()
             t.ids = IdentifierStore(bytes: try r.array(.idBytes), ends: try r.array(.idEnds))
             try r.offsets(t.ids.ends, count: n + 1, total: t.ids.bytes.count, "identifier")
             t.recordOf = try r.array(.recordOf, count: n)
-            t.circles = try r.array(.circles, count: records)
-            t.polygonOf = try r.array(.polygonOf, count: records)
             t.slotOf = try r.array(.slotOf, count: records)
             t.alive = try r.array(.alive, count: (records + 63) / 64)
             t.orderKeys = try r.array(.orderKeys, count: records)
-            t.idOrder = try r.array(.idOrder, count: n)
+            // Checked before the larger sections are read (its scratch then adds nothing to the peak).
+            try checkSlots(t, records: records, r)
+            t.circles = try r.array(.circles, count: records)
             let splitWords: [UInt32] = try r.array(.splits)
             guard splitWords.count % 5 == 0 else { throw r.bad("the split section is not a whole number of records") }
             t.splits = stride(from: 0, to: splitWords.count, by: 5).map { k in
@@ -175,26 +186,22 @@ public struct CompiledFenceFile: Sendable {
             tree.storage = try r.blocks(.treeWords, count: PackedRTree.stride * tree.nodeStarts.last!)
             try checkTreeValues(tree, records: records, splits: t.splits.count, r)
 
-            let options = FenceOptionTable(flags: try r.array(.optionFlags, count: n), dwell: try r.array(.optionDwell, count: n),
-                                           noteEnds: try r.array(.noteEnds, count: n + 1), noteBytes: try r.array(.noteBytes))
-            try r.offsets(options.noteEnds, count: n + 1, total: options.noteBytes.count, "note")
+            let options = FenceOptionTable(flags: try r.array(.optionFlags, count: n),
+                                           dwellSlots: try r.array(.dwellSlots), dwellValues: try r.array(.dwellValues),
+                                           noteSlots: try r.array(.noteSlots), noteEnds: try r.array(.noteEnds), noteBytes: try r.array(.noteBytes))
+            try checkOptions(options, r)
             try checkValues(t, options, r)
 
             var index = FenceIndex()
             index.table = t
             index.main = tree
-            var side: [Section: Entry] = [:]
-            for s in [Section.sources, .sourceFiles, .propertyEnds, .propertyBytes] {
-                side[s] = try r.entry(s)
-                try r.verify(s)  // checked now, read only when a command needs the fences
-            }
             return CompiledFenceFile(path: path, index: index, options: options, side: side)
         }
     }
 
     /// Offsets and references the queries follow, all in range.
     static func checkTable(_ t: FenceTable, _ r: SectionReader) throws(GeofenceError) {
-        let n = t.slotCount, records = t.recordCount, p = t.polygons
+        let records = t.recordCount, p = t.polygons
         try r.offsets(p.ringStarts, count: nil, total: p.coords.count / 2, "ring")
         guard p.coords.count % 2 == 0 else { throw r.bad("odd coordinate count") }
         try r.offsets(p.partRings, count: nil, total: p.ringStarts.count - 1, "part")
@@ -217,27 +224,59 @@ public struct CompiledFenceFile: Sendable {
         let polygons = p.polygonParts.count - 1
         for k in 0..<polygons where p.polygonParts[k + 1] == p.polygonParts[k] { throw r.bad("polygon \(k) has no part") }
         var polygonUsed = 0
-        for k in 0..<records {
-            let q = t.polygonOf[k], s = t.slotOf[k]
-            guard q >= -1 && Int(q) < polygons, s >= -1 && Int(s) < n else { throw r.bad("record \(k) refers out of range") }
-            if q >= 0 { polygonUsed += 1 }
-            let live = t.isLive(record: k)
-            guard live == (s >= 0) else { throw r.bad("record \(k): live bit and slot disagree") }
+        for k in 0..<records where t.circles[k].radius == -1 {
+            // A polygon record: its number in `lat`, checked before anything converts it.
+            let q = t.circles[k].lat
+            guard q >= 0, q < Double(polygons), q == q.rounded(.down) else { throw r.bad("record \(k) refers out of range") }
+            polygonUsed += 1
         }
         guard polygonUsed == polygons else { throw r.bad("\(polygons) polygons but \(polygonUsed) polygon records") }
+        for s in t.splits where s.record < 0 || Int(s.record) >= records { throw r.bad("split record out of range") }
+    }
+
+    /// Slots and records map to each other, live bits agree, and the order keys rank the
+    /// identifiers: every live record's key is `2 (i + 1)` for a distinct `i < n`, holes
+    /// have key 0, and the identifiers ascend strictly in key order.
+    static func checkSlots(_ t: FenceTable, records: Int, _ r: SectionReader) throws(GeofenceError) {
+        let n = t.slotCount
+        for k in 0..<records {
+            let s = t.slotOf[k]
+            guard s >= -1 && Int(s) < n else { throw r.bad("record \(k) refers out of range") }
+            guard t.isLive(record: k) == (s >= 0) else { throw r.bad("record \(k): live bit and slot disagree") }
+            let key = t.orderKeys[k]
+            if s < 0 {
+                guard key == 0 else { throw r.bad("record \(k): order key \(key) on a hole") }
+            } else {
+                guard key >= 2, key & 1 == 0, Int(key / 2) <= n else { throw r.bad("record \(k): order key \(key) out of range") }
+            }
+        }
         for s in 0..<n {
             let k = t.recordOf[s]
             guard k >= 0 && Int(k) < records && t.slotOf[Int(k)] == Int32(s) else { throw r.bad("slot \(s) and its record disagree") }
         }
-        var seen = [Bool](repeating: false, count: n)
-        for s in t.idOrder {
-            guard s >= 0 && Int(s) < n && !seen[Int(s)] else { throw r.bad("identifier order refers out of range") }
-            seen[Int(s)] = true
-        }
-        for k in 1..<max(1, t.idOrder.count) where !t.ids.precedes(Int(t.idOrder[k - 1]), Int(t.idOrder[k])) {
+        let order = t.computeIdentifierOrder()
+        guard order.count == n, !order.contains(-1) else { throw r.bad("order keys repeated") }
+        for k in 1..<max(1, n) where !t.ids.precedes(Int(order[k - 1]), Int(order[k])) {
             throw r.bad("identifiers out of order or repeated at \(k)")
         }
-        for s in t.splits where s.record < 0 || Int(s.record) >= records { throw r.bad("split record out of range") }
+    }
+
+    /// The option tables' lengths and offsets agree, their slots increase and carry the flag.
+    static func checkOptions(_ o: FenceOptionTable, _ r: SectionReader) throws(GeofenceError) {
+        let n = o.count
+        func slots(_ list: [Int32], flag: UInt8, _ what: String) throws(GeofenceError) {
+            var prev = -1
+            for s in list {
+                guard Int(s) > prev, Int(s) < n, o.flags[Int(s)] & flag != 0 else { throw r.bad("\(what) slots out of order or range") }
+                prev = Int(s)
+            }
+            guard o.flags.lazy.filter({ $0 & flag != 0 }).count == list.count else { throw r.bad("\(what) flags and slots disagree") }
+        }
+        try slots(o.dwellSlots, flag: FenceOptionTable.hasDwell, "dwell")
+        guard o.dwellValues.count == o.dwellSlots.count else { throw r.bad("\(o.dwellValues.count) dwell times for \(o.dwellSlots.count) slots") }
+        try slots(o.noteSlots, flag: FenceOptionTable.hasNote, "note")
+        try r.offsets(o.noteEnds, count: o.noteSlots.count + 1, total: o.noteBytes.count, "note")
+        for f in o.flags where f >= 32 { throw r.bad("unknown option flags \(f)") }
     }
 
     /// Node starts as a tree of `count` entries has them, and leaf lanes one per record.
@@ -304,55 +343,4 @@ public struct CompiledFenceFile: Sendable {
             return out
         }
     }
-}
-
-/// Per-slot fence options in flat arrays: 9 bytes a fence plus its note.
-public struct FenceOptionTable: Sendable {
-    /// Per slot: bit 0 notify on entry, bit 1 notify on exit, bit 2 repeats, bit 3 has a note.
-    public internal(set) var flags: [UInt8]
-    /// Per slot: dwell seconds, NaN for none.
-    public internal(set) var dwell: [Double]
-    /// End of each slot's note in `noteBytes`, after a leading 0.
-    var noteEnds: [UInt32]
-    var noteBytes: [UInt8]
-
-    /// The table of the options given, in slot order.
-    /// - Complexity: O(n + note bytes).
-    public init(_ options: [FenceOptions]) {
-        flags = []; dwell = []; noteEnds = [0]; noteBytes = []
-        flags.reserveCapacity(options.count); dwell.reserveCapacity(options.count); noteEnds.reserveCapacity(options.count + 1)
-        for o in options {
-            flags.append((o.notifyOnEntry ? 1 : 0) | (o.notifyOnExit ? 2 : 0) | (o.repeats ? 4 : 0) | (o.note != nil ? 8 : 0))
-            dwell.append(o.dwell ?? .nan)
-            if let note = o.note { noteBytes += Array(note.utf8) }
-            noteEnds.append(UInt32(truncatingIfNeeded: noteBytes.count))
-        }
-    }
-
-    init(flags: [UInt8], dwell: [Double], noteEnds: [UInt32], noteBytes: [UInt8]) {
-        self.flags = flags; self.dwell = dwell; self.noteEnds = noteEnds; self.noteBytes = noteBytes
-    }
-
-    /// Slots held.
-    public var count: Int { flags.count }
-
-    /// The note of a slot (nil for none).
-    /// - Complexity: O(note length).
-    public func note(of slot: Int) -> String? {
-        guard flags[slot] & 8 != 0 else { return nil }
-        return String(decoding: noteBytes[Int(noteEnds[slot])..<Int(noteEnds[slot + 1])], as: UTF8.self)
-    }
-
-    /// The options of a slot.
-    public func options(of slot: Int) -> FenceOptions {
-        var o = FenceOptions()
-        let f = flags[slot]
-        o.notifyOnEntry = f & 1 != 0; o.notifyOnExit = f & 2 != 0; o.repeats = f & 4 != 0
-        o.dwell = dwell[slot].isNaN ? nil : dwell[slot]
-        o.note = note(of: slot)
-        return o
-    }
-
-    /// Bytes held.
-    public var memoryBytes: Int { flags.capacity + dwell.capacity * 8 + noteEnds.capacity * 4 + noteBytes.capacity }
 }

@@ -42,7 +42,7 @@ extension FenceIndex {
     }
 
     func fenceIntersects(_ record: Int, _ box: GeoBox) -> Bool {
-        let poly = table.polygonOf[record]
+        let poly = table.circles[record].polygon
         if poly >= 0 {
             if box.crossesAntimeridian {
                 return table.polygons.intersects(polygon: Int(poly), west: box.west, south: box.south, east: 180, north: box.north)

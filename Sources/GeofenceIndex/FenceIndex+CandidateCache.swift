@@ -50,25 +50,34 @@ extension FenceIndex {
         let gridded = cache.gridded
         var bits = gridded ? cache.candidates(w) : 0
         if hit { cache.noteHit(tests: gridded ? bits.nonzeroBitCount : cache.entries.count) }
-        cache.entries.withUnsafeBufferPointer { es in
+        cache.entries.withUnsafeMutableBufferPointer { es in
             /// False to stop.
-            @inline(__always) func visit(_ e: CachedEntry, _ p: inout QueryPoint) -> Bool {
+            @inline(__always) func visit(_ k: Int, _ p: inout QueryPoint) -> Bool {
+                let e = es[k]
                 // A second box of a split fence: visited only when the window misses the
                 // primary box, as `forEachCandidate` does (same single-precision window).
                 if e.split >= 0 && QueryWindow(w).intersects(table.splits[Int(e.split)].primary) { return true }
                 let r = Int(e.record)
-                let s = fenceState(r, &p, accuracy: accuracy, margin: exitMargin)
+                let c = table.circles[r]
+                let s: FenceState
+                if c.radius >= 0 {
+                    var cc = e.centreCos
+                    if cc.isNaN { cc = c.cosLat; es[k].centreCos = cc }
+                    s = c.state(&p, accuracy: accuracy, margin: exitMargin, centreCos: cc)
+                } else {
+                    s = fenceState(r, &p, accuracy: accuracy, margin: exitMargin)
+                }
                 return s == .outside ? true : body(FenceClassification(slot: table.slotOf[r], state: s))
             }
             if gridded {
                 while bits != 0 {
-                    let e = es[bits.trailingZeroBitCount]
+                    let k = bits.trailingZeroBitCount
                     bits &= bits &- 1
-                    if e.meets(w) && !visit(e, &p) { return }
+                    if es[k].meets(w) && !visit(k, &p) { return }
                 }
             } else {
-                for e in es where e.meets(w) {
-                    if !visit(e, &p) { return }
+                for k in es.indices where es[k].meets(w) {
+                    if !visit(k, &p) { return }
                 }
             }
         }

@@ -8,7 +8,7 @@ extension FenceIndex {
     /// tail, identifiers map to live slots, counts add up.
     func checkInvariants() {
         precondition(table.ids.count == table.recordOf.count)
-        precondition(table.circles.count == table.polygonOf.count && table.circles.count == table.slotOf.count)
+        precondition(table.circles.count == table.slotOf.count && table.circles.count == table.orderKeys.count)
         precondition(table.alive.count * 64 >= table.recordCount)
         var live = 0
         for s in 0..<table.slotCount where table.recordOf[s] >= 0 {

@@ -47,7 +47,7 @@ extension FenceIndex {
     public func boundaryDistance(of slot: Int32, lat: Double, lon: Double) -> Double {
         var p = QueryPoint(lat: lat, lon: lon)
         let r = table.record(ofLive: Int(slot))
-        let poly = table.polygonOf[r]
+        let poly = table.circles[r].polygon
         if poly < 0 { return abs(table.circles[r].exactDistance(p) - table.circles[r].radius) }
         let k = p.planeScales()
         return table.polygons.boundaryDistance(polygon: Int(poly), lat: p.lat, lon: p.lon, cosLat: p.cosLat(), kx: k.kx, ky: k.ky)
@@ -57,7 +57,7 @@ extension FenceIndex {
     func fenceContains(_ record: Int, _ p: inout QueryPoint) -> Bool {
         let c = table.circles[record]
         if c.radius >= 0 { return c.isWithin(&p, extra: 0) }
-        let poly = table.polygonOf[record]
+        let poly = table.circles[record].polygon
         return table.polygons.covers(polygon: Int(poly), lat: p.lat, lon: p.lon)
     }
 
@@ -65,7 +65,7 @@ extension FenceIndex {
     func fenceState(_ record: Int, _ p: inout QueryPoint, accuracy a: Double, margin m: Double) -> FenceState {
         let c = table.circles[record]
         if c.radius >= 0 { return c.state(&p, accuracy: a, margin: m) }
-        let poly = table.polygonOf[record]
+        let poly = table.circles[record].polygon
         let covered = table.polygons.covers(polygon: Int(poly), lat: p.lat, lon: p.lon)
         if covered && a == 0 { return .inside }
         if !covered && a + m == 0 { return .outside }
@@ -93,7 +93,7 @@ extension FenceIndex {
     func fenceWithin(_ record: Int, _ p: inout QueryPoint, distance: Double) -> Bool {
         let c = table.circles[record]
         if c.radius >= 0 { return c.isWithin(&p, extra: distance) }
-        let poly = table.polygonOf[record]
+        let poly = table.circles[record].polygon
         if table.polygons.covers(polygon: Int(poly), lat: p.lat, lon: p.lon) { return true }
         if distance == 0 { return false }
         if !table.polygons.boundaryMayMeet(polygon: Int(poly), window: p.window(metres: distance)) { return false }
@@ -109,10 +109,10 @@ extension FenceIndex {
             // Inside (d <= r, so max(0, d - r) = 0) is settled by the bounds; outside needs the metres.
             let b = c.distanceBounds(&p)
             if b.upper <= c.radius { return 0 }
-            if b.lower <= c.radius && c.tightBounds(&p).upper <= c.radius { return 0 }
+            if b.lower <= c.radius && c.tightBounds(&p, centreCos: c.cosLat).upper <= c.radius { return 0 }
             return max(0, c.exactDistance(p) - c.radius)
         }
-        let poly = table.polygonOf[record]
+        let poly = table.circles[record].polygon
         if table.polygons.covers(polygon: Int(poly), lat: p.lat, lon: p.lon) { return 0 }
         let k = p.planeScales()
         return table.polygons.boundaryDistance(polygon: Int(poly), lat: p.lat, lon: p.lon, cosLat: p.cosLat(), kx: k.kx, ky: k.ky)

@@ -58,12 +58,31 @@ public struct FenceIndex: Sendable {
         rebuild()
     }
 
+    /// Builds an index over the fences, in order (slots `0..<count`), as `init(_:)` does, and
+    /// empties `fences` once they are in the table, before identifiers are sorted and the
+    /// tree is built (the fences and the build's scratch arrays are not held at once).
+    /// `fences` is left as it was when a fence is refused (`invalidFence`, `tooManyFences`),
+    /// and is empty when two fences share an identifier.
+    /// - Throws: as `init(_:)`.
+    /// - Complexity: O(n log n).
+    public init(taking fences: inout [Fence]) throws(FenceIndexError) {
+        table.reserve(fences.count, identifierBytes: fences.reduce(0) { $0 + $1.id.utf8.count })
+        for f in fences {
+            let shape = try FenceTable.check(f)
+            guard table.slotCount < EntryValue.maxPayload, table.ids.canAppend(bytes: f.id.utf8.count) else { throw .tooManyFences }
+            _ = table.append(id: f.id, shape)
+        }
+        fences = []
+        if let dup = firstDuplicate() { throw .duplicateIdentifier(table.ids[dup]) }
+        rebuild()
+    }
+
     /// The first slot (in slot order) whose identifier an earlier slot already has, found
     /// by sorting (no identifier map is built).
     /// - Complexity: O(n log n).
     private mutating func firstDuplicate() -> Int? {
         table.rankIdentifiers()
-        let order = table.idOrder
+        let order = table.computeIdentifierOrder()   // not kept: a fresh index computes it when asked
         var best: Int? = nil
         var i = 0
         while i < order.count {
@@ -103,7 +122,7 @@ public struct FenceIndex: Sendable {
     /// Whether the live slot holds a polygon fence (false for retired slots).
     /// - Complexity: O(1).
     public func isPolygon(_ slot: Int32) -> Bool {
-        isLive(slot) && table.polygonOf[Int(table.recordOf[Int(slot)])] >= 0
+        isLive(slot) && table.circles[Int(table.recordOf[Int(slot)])].polygon >= 0
     }
 
     /// The shape in a live slot, rebuilt from the compiled table (nil for a retired slot).
@@ -140,8 +159,8 @@ public struct FenceIndex: Sendable {
     /// - Precondition: `slot` is live (`isLive(_:)`).
     package func compiledGeometry(of slot: Int32) -> CompiledGeometry {
         let r = table.record(ofLive: Int(slot))
-        let p = table.polygonOf[r]
-        if p >= 0 { return .polygon(Int(p)) }
+        let p = table.circles[r].polygon
+        if p >= 0 { return .polygon(p) }
         let c = table.circles[r]
         return .circle(lat: c.lat, lon: c.lon, cosLat: c.cosLat, radius: c.radius)
     }
@@ -250,8 +269,10 @@ public struct FenceIndex: Sendable {
 }
 
 extension FenceIndex {
-    /// The live slots of the last full build in bytewise identifier order (every slot of
-    /// an index built or opened and not changed since).
-    /// - Complexity: O(1) (shares the storage).
-    package var identifierOrder: [Int32] { table.idOrder }
+    /// The rank of a slot's identifier in bytewise UTF-8 order among the fences of the last
+    /// full build (every slot of an index built or opened and not changed since).
+    /// - Complexity: O(1).
+    /// - Precondition: `slot` is live and was indexed by the last full build.
+    @inline(__always)
+    package func identifierRank(of slot: Int32) -> Int32 { table.identifierRank(of: Int(slot)) }
 }

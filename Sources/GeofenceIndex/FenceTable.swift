@@ -1,5 +1,6 @@
 import GeofenceBase
 import Geodesy
+import Synchronization
 
 /// The fence table: identifiers and slots (dense `Int32` ids handed out, never
 /// reused) on one side; compiled shapes in *records* on the other. Records are
@@ -19,10 +20,8 @@ struct FenceTable: Sendable {
     var recordOf: [Int32] = []
 
     // By record.
-    /// Circles; polygon records hold a placeholder with radius -1.
+    /// Circles; polygon records hold their polygon number (see `CompiledCircle`).
     var circles: [CompiledCircle] = []
-    /// Polygon index, or -1 for circles.
-    var polygonOf: [Int32] = []
     var slotOf: [Int32] = []
     /// Bit per record: set while its fence is live.
     var alive: [UInt64] = []
@@ -33,8 +32,11 @@ struct FenceTable: Sendable {
     /// since, with p build identifiers before it (equal odd keys: compare the
     /// identifiers). Keys order records as their identifiers do.
     var orderKeys: [UInt32] = []
-    /// Slots of the last full build in identifier order (to place fences added since).
-    var idOrder: [Int32] = []
+    /// Slots of the last full build in identifier order (to place fences added since, and
+    /// to find a slot by identifier before the first change), computed from `orderKeys` on
+    /// first use and shared by the copies of the table until the next build.
+    var idOrder: [Int32] { idOrderCache.order { computeIdentifierOrder() } }
+    var idOrderCache = IdentifierOrderCache()
 
     var liveCount = 0
     var polygons = PolygonTable()
@@ -64,6 +66,16 @@ struct FenceTable: Sendable {
         return Int(recordOf[slot])
     }
 
+    /// Makes room for `count` more fences with `identifierBytes` bytes of identifiers in all
+    /// (the arrays then hold what they need, not up to twice as much).
+    mutating func reserve(_ count: Int, identifierBytes: Int) {
+        let n = circles.count + count
+        ids.bytes.reserveCapacity(ids.bytes.count + identifierBytes); ids.ends.reserveCapacity(ids.ends.count + count)
+        recordOf.reserveCapacity(recordOf.count + count)
+        circles.reserveCapacity(n); slotOf.reserveCapacity(n); orderKeys.reserveCapacity(n)
+        alive.reserveCapacity((n + 63) / 64)
+    }
+
     /// Appends a checked shape under a new slot and record (the caller handles identifiers).
     mutating func append(id: String, _ shape: CheckedShape) -> (slot: Int32, record: Int32) {
         let slot = Int32(ids.count), record = Int32(circles.count)
@@ -72,12 +84,8 @@ struct FenceTable: Sendable {
         recordOf.append(record)
         slotOf.append(slot)
         switch shape {
-        case .circle(let c):
-            circles.append(c)
-            polygonOf.append(-1)
-        case .polygon(let p):
-            circles.append(.placeholder)
-            polygonOf.append(polygons.append(p))
+        case .circle(let c): circles.append(c)
+        case .polygon(let p): circles.append(.polygon(polygons.append(p)))
         }
         if alive.count * 64 < circles.count { alive.append(0) }
         alive[Int(record) >> 6] |= 1 << UInt64(record & 63)
@@ -99,31 +107,30 @@ struct FenceTable: Sendable {
     /// returns old record -> new record (-1 dropped).
     mutating func relayout(order: [Int32]) -> [Int32] {
         var newOf = [Int32](repeating: -1, count: recordCount)
-        var newCircles: [CompiledCircle] = [], newPolygonOf: [Int32] = [], newSlotOf: [Int32] = []
+        var newCircles: [CompiledCircle] = [], newSlotOf: [Int32] = []
         var newKeys: [UInt32] = []
         newKeys.reserveCapacity(order.count)
-        newCircles.reserveCapacity(order.count); newPolygonOf.reserveCapacity(order.count); newSlotOf.reserveCapacity(order.count)
+        newCircles.reserveCapacity(order.count); newSlotOf.reserveCapacity(order.count)
         var newPolygons = PolygonTable()
         alive = [UInt64](repeating: 0, count: (order.count + 63) / 64)
         liveCount = 0
         for old in order {
             let r = newCircles.count
             guard old >= 0 else {
-                newCircles.append(.hole); newSlotOf.append(-1); newPolygonOf.append(-1); newKeys.append(0)
+                newCircles.append(.hole); newSlotOf.append(-1); newKeys.append(0)
                 continue
             }
             let o = Int(old)
             newOf[o] = Int32(r)
-            newCircles.append(circles[o])
+            let c = circles[o], p = c.polygon
+            newCircles.append(p < 0 ? c : .polygon(newPolygons.append(polygons.shape(of: p))))
             newKeys.append(orderKeys[o])
             newSlotOf.append(slotOf[o])
-            let p = polygonOf[o]
-            newPolygonOf.append(p < 0 ? -1 : newPolygons.append(polygons.shape(of: Int(p))))
             recordOf[Int(slotOf[o])] = Int32(r)
             alive[r >> 6] |= 1 << UInt64(r & 63)
             liveCount += 1
         }
-        circles = newCircles; polygonOf = newPolygonOf; slotOf = newSlotOf; orderKeys = newKeys
+        circles = newCircles; slotOf = newSlotOf; orderKeys = newKeys
         polygons = newPolygons
         return newOf
     }
@@ -161,10 +168,28 @@ struct FenceTable: Sendable {
             }
             i = j
         }
-        idOrder = keyed.map(\.slot)
         for k in 0..<orderKeys.count { orderKeys[k] = 0 }
-        for (i, s) in idOrder.enumerated() { orderKeys[Int(recordOf[Int(s)])] = UInt32(2 * (i + 1)) }
+        for (i, s) in keyed.enumerated() { orderKeys[Int(recordOf[Int(s.slot)])] = UInt32(2 * (i + 1)) }
+        idOrderCache = IdentifierOrderCache()
     }
+
+    /// `idOrder` from the even order keys (every record of the last full build, live or retired since).
+    /// - Complexity: O(records).
+    func computeIdentifierOrder() -> [Int32] {
+        var n = 0
+        for k in orderKeys where k != 0 && k & 1 == 0 { n += 1 }
+        var order = [Int32](repeating: -1, count: n)
+        for (r, k) in orderKeys.enumerated() where k != 0 && k & 1 == 0 {
+            let i = Int(k / 2) - 1
+            if i < n { order[i] = slotOf[r] }
+        }
+        return order
+    }
+
+    /// The rank of a slot of the last full build in identifier order (`2 (rank + 1)` is its order key).
+    /// - Precondition: the slot is live and was given its key by the last full build.
+    @inline(__always)
+    func identifierRank(of slot: Int) -> Int32 { Int32(orderKeys[Int(recordOf[slot])] / 2) - 1 }
 
     /// The order key of a fence added after the last full build (see `orderKeys`).
     /// - Complexity: O(log n) string comparisons.
@@ -176,6 +201,7 @@ struct FenceTable: Sendable {
     /// - Complexity: O(log n) byte comparisons.
     func lowerBound(_ id: String) -> Int {
         var id = id
+        let idOrder = idOrder
         return id.withUTF8 { key in
             var lo = 0, hi = idOrder.count
             while lo < hi {
@@ -190,7 +216,7 @@ struct FenceTable: Sendable {
     /// search of `idOrder` (which then holds every live slot).
     func slot(of id: String) -> Int32? {
         if let slotByID { return slotByID[Array(id.utf8)] }
-        let k = lowerBound(id)
+        let k = lowerBound(id), idOrder = idOrder
         guard k < idOrder.count else { return nil }
         let s = idOrder[Int(k)]
         var id = id
@@ -243,29 +269,29 @@ struct FenceTable: Sendable {
 
     /// The shape of a record, rebuilt from the table.
     func shape(record r: Int) -> FenceShape {
-        let p = polygonOf[r]
+        let p = circles[r].polygon
         if p < 0 {
             let c = circles[r]
             return .circle(lat: c.lat, lon: c.lon, radius: c.radius)
         }
-        return .polygon(polygons.shape(of: Int(p)).polygons)
+        return .polygon(polygons.shape(of: p).polygons)
     }
 
     /// The lon/lat box(es) of a record: a circle's spherical cap box (containing
     /// every point within its radius, see `SphericalBounds`), a polygon's
     /// vertex box (or two, see `PolygonTable.entryBoxes`).
     func boxes(record r: Int) -> (GeoBox, GeoBox?) {
-        let p = polygonOf[r]
+        let p = circles[r].polygon
         if p < 0 {
             let c = circles[r]
             return (SphericalBounds.capBox(lat: c.lat, lon: c.lon, angle: SphericalBounds.capAngle(metres: c.radius)), nil)
         }
-        return polygons.entryBoxes(of: Int(p))
+        return polygons.entryBoxes(of: p)
     }
 
     /// The R-tree entries of a record (one, or two with a split record).
     mutating func entries(record r: Int, into out: inout [IndexEntry]) {
-        let isPolygon = polygonOf[r] >= 0
+        let isPolygon = circles[r].polygon >= 0
         let (a, b) = boxes(record: r)
         var pieces: [BoundingBox] = []
         let (a0, a1) = BoundingBox.pieces(of: a)
@@ -293,8 +319,25 @@ struct FenceTable: Sendable {
             dict = slotByID.capacity * (8 + 4) + slotByID.capacity / 2
             for k in slotByID.keys { dict += 32 + k.count }
         }
-        return (idBytes + dict + recordOf.capacity * 4 + circles.capacity * 32 + polygonOf.capacity * 4 + slotOf.capacity * 4
+        return (idBytes + dict + recordOf.capacity * 4 + circles.capacity * MemoryLayout<CompiledCircle>.stride + slotOf.capacity * 4
                 + polygons.memoryBytes,
-                alive.capacity * 8, splits.capacity * 20 + orderKeys.capacity * 4 + idOrder.capacity * 4)
+                alive.capacity * 8, splits.capacity * 20 + orderKeys.capacity * 4 + idOrderCache.memoryBytes)
     }
+}
+
+/// The identifier order of a table, computed once on first use (see `FenceTable.idOrder`).
+final class IdentifierOrderCache: Sendable {
+    private let held = Mutex<[Int32]?>(nil)
+
+    /// The order, computed by `make` the first time.
+    func order(_ make: () -> [Int32]) -> [Int32] {
+        held.withLock { h in
+            if let h { return h }
+            let o = make()
+            h = o
+            return o
+        }
+    }
+
+    var memoryBytes: Int { held.withLock { ($0?.capacity ?? 0) * 4 } }
 }

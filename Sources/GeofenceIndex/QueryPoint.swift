@@ -66,18 +66,24 @@ extension CompiledCircle {
     /// `Geodesy.Sphere` bound. Within a few 1e-6 of the haversine up to ~1000 km.
     @inline(__always)
     func distanceBounds(_ p: inout QueryPoint) -> (lower: Double, upper: Double) {
-        distanceBounds(lat: p.lat, lon: p.lon, cosLat: p.cosLat())
+        distanceBounds(lat: p.lat, lon: p.lon, cosLat: p.cosLat(), centreCos: cosLat)
     }
 
     /// As `distanceBounds(_:)`, for a point given with the cosine of its latitude.
     @inline(__always)
     func distanceBounds(lat plat: Double, lon plon: Double, cosLat pcos: Double) -> (lower: Double, upper: Double) {
+        distanceBounds(lat: plat, lon: plon, cosLat: pcos, centreCos: cosLat)
+    }
+
+    /// As `distanceBounds(lat:lon:cosLat:)`, given `cosLat` of the centre (the same number).
+    @inline(__always)
+    func distanceBounds(lat plat: Double, lon plon: Double, cosLat pcos: Double, centreCos: Double) -> (lower: Double, upper: Double) {
         let d2r = Double.pi / 180
         let yl = Swift.abs(plat - lat) * (d2r * 0.5)
         var dlon = Swift.abs(plon - lon)
         if dlon > 180 { dlon = 360 - dlon }
         let yn = dlon * (d2r * 0.5)
-        let cc = cosLat * pcos
+        let cc = centreCos * pcos
         let l2 = yl * yl, n2 = yn * yn
         // y - y³/6 + y⁵/120 (upper), minus y⁷/5040 (lower).
         let sLatHi = yl * (1 - l2 * (1.0 / 6) * (1 - l2 * (1.0 / 20)))
@@ -100,10 +106,14 @@ extension CompiledCircle {
     /// the upper one within ~100 km, else infinite): a few millimetres apart
     /// at a few kilometres, where the sphere bound leaves 0.75%.
     @inline(__always)
-    func tightBounds(_ p: inout QueryPoint) -> (lower: Double, upper: Double) {
+    func tightBounds(_ p: inout QueryPoint) -> (lower: Double, upper: Double) { tightBounds(&p, centreCos: cosLat) }
+
+    /// As `tightBounds(_:)`, given `cosLat` of the centre (the same number, e.g. cached).
+    @inline(__always)
+    func tightBounds(_ p: inout QueryPoint, centreCos: Double) -> (lower: Double, upper: Double) {
         let c = p.cosLat()
-        return (EllipsoidBounds.lowerBound(lat1: p.lat, lon1: p.lon, cos1: c, lat2: lat, lon2: lon, cos2: cosLat),
-                EllipsoidBounds.upperBound(lat1: p.lat, lon1: p.lon, cos1: c, sin1: p.sinAbsUpper(), lat2: lat, lon2: lon, cos2: cosLat))
+        return (EllipsoidBounds.lowerBound(lat1: p.lat, lon1: p.lon, cos1: c, lat2: lat, lon2: lon, cos2: centreCos),
+                EllipsoidBounds.upperBound(lat1: p.lat, lon1: p.lon, cos1: c, sin1: p.sinAbsUpper(), lat2: lat, lon2: lon, cos2: centreCos))
     }
 
     /// The exact geodesic distance from the centre to the point (centre first:
@@ -117,10 +127,11 @@ extension CompiledCircle {
     /// bounds when they are clear.
     @inline(__always)
     func isWithin(_ p: inout QueryPoint, extra: Double) -> Bool {
-        let b = distanceBounds(&p)
+        let cc = cosLat
+        let b = distanceBounds(lat: p.lat, lon: p.lon, cosLat: p.cosLat(), centreCos: cc)
         if b.upper - radius <= extra { return true }
         if b.lower - radius > extra { return false }
-        let t = tightBounds(&p)
+        let t = tightBounds(&p, centreCos: cc)
         if t.upper - radius <= extra { return true }
         if t.lower - radius > extra { return false }
         return exactDistance(p) - radius <= extra
@@ -141,9 +152,15 @@ extension CompiledCircle {
     /// docs/evaluation.md state (see `FenceState`).
     @inline(__always)
     func state(_ p: inout QueryPoint, accuracy a: Double, margin m: Double) -> FenceState {
-        let b = distanceBounds(&p)
+        state(&p, accuracy: a, margin: m, centreCos: cosLat)
+    }
+
+    /// As `state(_:accuracy:margin:)`, given `cosLat` of the centre (the same number, e.g. cached).
+    @inline(__always)
+    func state(_ p: inout QueryPoint, accuracy a: Double, margin m: Double, centreCos: Double) -> FenceState {
+        let b = distanceBounds(lat: p.lat, lon: p.lon, cosLat: p.cosLat(), centreCos: centreCos)
         if let s = decide(b.lower, b.upper, a, m) { return s }
-        let t = tightBounds(&p)
+        let t = tightBounds(&p, centreCos: centreCos)
         if let s = decide(t.lower, t.upper, a, m) { return s }
         let d = exactDistance(p)
         if d + a <= radius { return .inside }

@@ -77,19 +77,25 @@ public final class Geofencer: Sendable {
         // keep their properties.
         let rereadable = paths.allSatisfy(Self.canBeReadAgain)
         progress?(Geofencer.readingPhase(paths))
-        let set = try FenceSet.load(paths: paths, crs: crs, layer: layer, fields: fields, keepProperties: !rereadable || !names.isEmpty)
-        var (fences, skipped) = try set.usable(skipInvalid: skipInvalid)
+        // The set is not kept: the fences' only copy goes to the compiler, which frees it
+        // before building the tree.
+        var fences: [Fence]
+        do {
+            let usable = try FenceSet.load(paths: paths, crs: crs, layer: layer, fields: fields, keepProperties: !rereadable || !names.isEmpty)
+                .usable(skipInvalid: skipInvalid)
+            fences = usable.fences
+            skippedProblems = usable.skipped
+        }
         progress?("indexing \(fences.count) fence\(fences.count == 1 ? "" : "s")")
         eventProperties = names.isEmpty ? nil : FenceProperties(names: names, fences: fences)
         if rereadable {
             if !names.isEmpty { for k in fences.indices { fences[k].properties = [] } }
-            compiled = try CompiledFences(fences, reload: { () throws(GeofenceError) -> [Fence] in
+            compiled = try CompiledFences(consume fences, reload: { () throws(GeofenceError) -> [Fence] in
                 try FenceSet.load(paths: paths, crs: crs, layer: layer, fields: fields).usable(skipInvalid: skipInvalid).fences
             })
         } else {
             compiled = try CompiledFences(fences)
         }
-        skippedProblems = skipped
     }
 
     /// Whether a fence source can be read a second time: not stdin (`-`), a pipe, a FIFO,
@@ -121,7 +127,7 @@ public final class Geofencer: Sendable {
         let index = compiled.index
         var hits = index.classify(lat: lat, lon: lon, accuracy: accuracy)
         hits.removeAll { $0.state != .inside && $0.state != .uncertain }
-        hits.sort { compiled.options.idRank[Int($0.slot)] < compiled.options.idRank[Int($1.slot)] }
+        hits.sort { compiled.options.idRank($0.slot) < compiled.options.idRank($1.slot) }
         func match(_ c: FenceClassification) -> FenceMatch {
             FenceMatch(id: index.identifier(of: c.slot), distance: index.boundaryDistance(of: c.slot, lat: lat, lon: lon),
                        isPolygon: index.isPolygon(c.slot))

@@ -66,9 +66,9 @@ public enum FenceSubset {
             return try select(region, mode: mode, compiled)
         case .near(let lat, let lon, let radius):
             let hits = index.within(radius, ofLat: lat, lon: lon)
-            let rank = compiled.options.idRank
+            let rank = compiled.options
             let keyed = hits.map { ($0, index.distance(to: $0, lat: lat, lon: lon)) }
-            return keyed.sorted { a, b in a.1 != b.1 ? a.1 < b.1 : rank[Int(a.0)] < rank[Int(b.0)] }.map { $0.0 }
+            return keyed.sorted { a, b in a.1 != b.1 ? a.1 < b.1 : rank.idRank(a.0) < rank.idRank(b.0) }.map { $0.0 }
         case .nearest(let count, let lat, let lon):
             return index.nearest(count, lat: lat, lon: lon).map { $0.slot }
         }

@@ -404,7 +404,7 @@ public struct TileBundler: Sendable {
     }
 
     func sortedByID(_ slots: [Int32]) -> [Int32] {
-        let rank = compiled.options.idRank
-        return slots.sorted { rank[Int($0)] < rank[Int($1)] }
+        let rank = compiled.options
+        return slots.sorted { rank.idRank($0) < rank.idRank($1) }
     }
 }

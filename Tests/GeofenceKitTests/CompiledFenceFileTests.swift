@@ -19,6 +19,14 @@ final class CompiledFenceFileTests: XCTestCase {
                             properties: [("radius", .number("120.50")), ("brand", .string("Acme")), ("tags", .array([.null, .bool(true)]))],
                             source: SourceLocation(file: "x.geojson", feature: 3)))
         fences.append(Fence(id: "é-2", shape: .circle(lat: -16.9, lon: 179.99, radius: 30_000)))
+        // Dwell times and notes on scattered slots (their side tables are searched by slot).
+        for k in 0..<7 {
+            var o = FenceOptions()
+            if k % 2 == 0 { o.note = "note \(k)" }
+            if k % 3 == 0 { o.dwell = Double(10 * k) }
+            o.notifyOnExit = k % 4 != 1
+            fences.append(Fence(id: "mixed-\(k)", shape: .circle(lat: Double(k), lon: -Double(k), radius: 500), options: o))
+        }
         return fences
     }
 
@@ -63,9 +71,21 @@ final class CompiledFenceFileTests: XCTestCase {
         // Slots, identifier lookups, options and the answers of the rebuilt index.
         for (k, f) in fences.enumerated() { XCTAssertEqual(opened.index.slot(of: f.id), Int32(k)) }
         XCTAssertNil(opened.index.slot(of: "no such fence"))
-        XCTAssertEqual(opened.options.dwell, built.options.dwell)
-        XCTAssertEqual(opened.options.idRank, built.options.idRank)
-        XCTAssertEqual(opened.options.repeats, built.options.repeats)
+        // Ranks against an independent sort of the identifiers (bytewise UTF-8).
+        let byID = fences.indices.sorted { fences[$0].id.utf8.lexicographicallyPrecedes(fences[$1].id.utf8) }
+        for (rank, k) in byID.enumerated() {
+            XCTAssertEqual(opened.options.idRank(Int32(k)), Int32(rank))
+            XCTAssertEqual(built.options.idRank(Int32(k)), Int32(rank))
+        }
+        for (k, f) in fences.enumerated() {
+            let s = Int32(k)
+            XCTAssertEqual(opened.options.dwell(s), f.options.dwell ?? -1)
+            XCTAssertEqual(opened.options.repeats(s), f.options.repeats)
+            XCTAssertEqual(opened.options.notifyOnEntry(s), f.options.notifyOnEntry)
+            XCTAssertEqual(opened.options.notifyOnExit(s), f.options.notifyOnExit)
+            XCTAssertEqual(opened.optionTable.note(of: k), f.options.note)
+            XCTAssertEqual(opened.withDefaultDwell(60).options.dwell(s), f.options.dwell ?? 60)
+        }
         XCTAssertEqual(opened.fenceRecords(), built.fenceRecords())
         XCTAssertEqual(answers(opened), answers(built))
         // An opened index still takes changes (the identifier map is built then).
@@ -123,7 +143,7 @@ final class CompiledFenceFileTests: XCTestCase {
             cases.append(("byte flipped at \(at)", b))
         }
         var magic = good; magic[5] = 0x00; cases.append(("wrong magic", magic))
-        var version = good; version[8] = 2; cases.append(("version 2", version))
+        var version = good; version[8] = 1; cases.append(("version 1", version))
         var endian = good; endian.replaceSubrange(12..<16, with: [1, 2, 3, 4]); cases.append(("big-endian mark", endian))
         cases.append(("appended byte", good + [0]))
         cases.append(("empty after magic", Array(good[0..<8])))
@@ -150,6 +170,21 @@ final class CompiledFenceFileTests: XCTestCase {
         XCTAssertLessThan(intact, 20)
     }
 
+    /// Compiling with a reload function releases the fences before identifiers are sorted: a
+    /// repeated identifier is still reported at its second definition, as without one.
+    func testDuplicateIsLocatedWhenTheFencesWereReleased() {
+        let fences = [Fence(id: "a", shape: .circle(lat: 1, lon: 1, radius: 5), source: SourceLocation(file: "f.csv", line: 2)),
+                      Fence(id: "b", shape: .circle(lat: 2, lon: 2, radius: 5), source: SourceLocation(file: "f.csv", line: 3)),
+                      Fence(id: "a", shape: .circle(lat: 3, lon: 3, radius: 5), source: SourceLocation(file: "f.csv", line: 4))]
+        func check(_ e: Error) {
+            guard case .input(let i) = e as? GeofenceError else { return XCTFail("\(e)") }
+            XCTAssertEqual(i.location, SourceLocation(file: "f.csv", line: 4))
+            XCTAssertEqual(i.recordID, "a")
+        }
+        XCTAssertThrowsError(try CompiledFences(fences)) { check($0) }
+        XCTAssertThrowsError(try CompiledFences(fences, reload: { fences })) { check($0) }
+    }
+
     func testForeignVersionAndByteOrderAreNamed() throws {
         let path = CLI.tempPath("v.gfc")
         defer { try? FileManager.default.removeItem(atPath: path) }
@@ -160,7 +195,7 @@ final class CompiledFenceFileTests: XCTestCase {
         XCTAssertThrowsError(try CompiledFenceFile.open(path: path)) { e in
             XCTAssertTrue("\(e)".contains("version 9"), "\(e)")
         }
-        b[8] = 1
+        b[8] = 2
         b.replaceSubrange(12..<16, with: [1, 2, 3, 4])
         try Data(b).write(to: URL(fileURLWithPath: path))
         XCTAssertThrowsError(try CompiledFenceFile.open(path: path)) { e in
