@@ -71,6 +71,16 @@ public struct CompiledFences: Sendable {
         self.init(index: index, optionTable: optionTable, source: FenceSource(reload: reload), defaultDwell: defaultDwell)
     }
 
+    /// Fences already compiled into an index and option table (e.g. streamed by
+    /// `FenceLoader.compactCircles`), not held: `reload` gives them again, with their
+    /// properties, the first time ``loadFences()`` is called; it must give the same
+    /// identifiers in the same order (``loadFences()`` throws when it does not).
+    /// - Complexity: O(1).
+    public init(index: FenceIndex, optionTable: FenceOptionTable, defaultDwell: Double? = nil,
+                reload: @escaping @Sendable () throws(GeofenceError) -> [Fence]) {
+        self.init(index: index, optionTable: optionTable, source: FenceSource(reload: reload), defaultDwell: defaultDwell)
+    }
+
     /// The fences of a compiled fence file, as it was opened (nothing parsed; properties
     /// and sources stay in the file until `loadFences()`).
     /// - Complexity: O(1).

@@ -11,12 +11,22 @@ extension FenceLoader {
     /// words every problem. So both paths give the same fences, and problems come from one.
     /// - Complexity: O(bytes), one pass (two when the file has non-ASCII bytes, to validate UTF-8).
     package func fastCSV(_ bytes: [UInt8], name: String) -> FenceFile? {
-        guard reproject == nil else { return nil }
+        var fences: [Fence] = []
+        guard fastCSV(bytes, name: name, { fences.append($0); return true }) else { return nil }
+        return FenceFile(path: name, fences: fences, problems: [])
+    }
+
+    /// The fences of a clean CSV file as ``fastCSV(_:name:)`` reads them, handed to `each`
+    /// in file order instead of gathered (`each` returns false to stop). false when the
+    /// file is not one this path reads, or `each` stopped: the fences handed over so far are
+    /// then not the file's (the caller reads it again with `loadCSV`).
+    package func fastCSV(_ bytes: [UInt8], name: String, _ each: (Fence) -> Bool) -> Bool {
+        guard reproject == nil else { return false }
         let delimiter = fields.delimiter ?? FenceCSV.sniff(bytes)
-        return bytes.withUnsafeBufferPointer { buf -> FenceFile? in
-            guard let base = buf.baseAddress else { return nil }
+        return bytes.withUnsafeBufferPointer { buf -> Bool in
+            guard let base = buf.baseAddress else { return false }
             let n = buf.count
-            guard FastText.validUTF8(buf) else { return nil }
+            guard FastText.validUTF8(buf) else { return false }
             var i = n >= 3 && base[0] == 0xEF && base[1] == 0xBB && base[2] == 0xBF ? 3 : 0
             var line = 1
             var starts: [Int] = [], ends: [Int] = [], quoted: [Bool] = []
@@ -75,33 +85,32 @@ extension FenceLoader {
                 let t = String(decoding: UnsafeBufferPointer(start: base + starts[k], count: ends[k] - starts[k]), as: UTF8.self)
                 return quoted[k] ? t.replacingOccurrences(of: "\"\"", with: "\"") : t
             }
-            guard let header = nextRecord(), header.ok else { return nil }
+            guard let header = nextRecord(), header.ok else { return false }
             let names = (0..<starts.count).map { FenceLoader.trimmed(text($0)) }
             // The columns as `loadCSV` resolves them (FenceFields.swift); a WKT column is its business.
             guard Set(names).count == names.count,
                   let cols = try? FenceColumns.resolve(names, options: fields, projected: false, crs: nil),
-                  cols.wkt == nil, let ilat = cols.lat, let ilon = cols.lon, let irad = cols.radius else { return nil }
+                  cols.wkt == nil, let ilat = cols.lat, let ilon = cols.lon, let irad = cols.radius else { return false }
             let iid = cols.id, scale = cols.radiusScale
             let core = cols.core
             let optionColumns = cols.options
-            var fences: [Fence] = []
             while let rec = nextRecord() {
-                guard rec.ok, starts.count == names.count else { return nil }
+                guard rec.ok, starts.count == names.count else { return false }
                 // The identifier: clean ASCII-bounded text (else `trimmed` may change it: the general path).
-                guard !quoted[iid] && !quoted[ilat] && !quoted[ilon] && !quoted[irad] else { return nil }
+                guard !quoted[iid] && !quoted[ilat] && !quoted[ilon] && !quoted[irad] else { return false }
                 let a = starts[iid], b = ends[iid]
-                guard b > a, FastText.plain(base[a]), FastText.plain(base[b - 1]) else { return nil }
+                guard b > a, FastText.plain(base[a]), FastText.plain(base[b - 1]) else { return false }
                 guard let lat = FastText.decimal(base + starts[ilat], ends[ilat] - starts[ilat]), abs(lat) <= 90,
                       let lon = FastText.decimal(base + starts[ilon], ends[ilon] - starts[ilon]), abs(lon) <= 180,
-                      let cell = FastText.decimal(base + starts[irad], ends[irad] - starts[irad]) else { return nil }
+                      let cell = FastText.decimal(base + starts[irad], ends[irad] - starts[irad]) else { return false }
                 let r = cell * scale
-                guard r.isFinite, r > 0 else { return nil }
+                guard r.isFinite, r > 0 else { return false }
                 let id = text(iid)
                 let loc = SourceLocation(file: name, line: rec.line)
                 var options = defaults
                 if !optionColumns.isEmpty {
                     let props = JSONValue.object(optionColumns.map { ($0.name, .string(text($0.column))) })
-                    if !Self.readOptions(props, into: &options, at: loc, fence: id).isEmpty { return nil }
+                    if !Self.readOptions(props, into: &options, at: loc, fence: id).isEmpty { return false }
                 }
                 var properties: [(String, JSONValue)] = []
                 if keepProperties {
@@ -110,10 +119,10 @@ extension FenceLoader {
                     let literal = radText.hasPrefix("+") ? radText.dropFirst() : Substring(radText)
                     properties.append(("radius", .number(scale == 1 && FenceLoader.isJSONNumber(literal) ? String(literal) : JSONValue.format(r))))
                 }
-                fences.append(Fence(id: id, shape: .circle(lat: lat, lon: lon, radius: r), options: options,
-                                    properties: properties, source: loc))
+                guard each(Fence(id: id, shape: .circle(lat: lat, lon: lon, radius: r), options: options,
+                                 properties: properties, source: loc)) else { return false }
             }
-            return FenceFile(path: name, fences: fences, problems: [])
+            return true
         }
     }
 }

@@ -11,18 +11,25 @@ extension FenceLoader {
     /// every problem. So both paths give the same fences, and problems come from one.
     /// - Complexity: O(bytes).
     package func fastGeoJSON(_ bytes: [UInt8], name: String) -> FenceFile? {
+        var fences: [Fence] = []
+        guard fastGeoJSON(bytes, name: name, { fences.append($0); return true }) else { return nil }
+        return FenceFile(path: name, fences: fences, problems: [])
+    }
+
+    /// The fences of a clean FeatureCollection as ``fastGeoJSON(_:name:)`` reads them,
+    /// handed to `each` in feature order instead of gathered (`each` returns false to stop).
+    /// false when the document is not one this path reads, or `each` stopped: the fences
+    /// handed over so far are then not the file's (the caller reads it with `loadGeoJSON`).
+    package func fastGeoJSON(_ bytes: [UInt8], name: String, _ each: (Fence) -> Bool) -> Bool {
         // Mapped names and units are the general reader's (so are documents with a `crs` member).
-        guard reproject == nil, fields.mapping.isEmpty, fields.radiusUnit == nil else { return nil }
-        return bytes.withUnsafeBufferPointer { buf -> FenceFile? in
-            guard buf.baseAddress != nil, FastText.validUTF8(buf) else { return nil }
+        guard reproject == nil, fields.mapping.isEmpty, fields.radiusUnit == nil else { return false }
+        return bytes.withUnsafeBufferPointer { buf -> Bool in
+            guard buf.baseAddress != nil, FastText.validUTF8(buf) else { return false }
             var s = FastJSON(buf)
-            var fences: [Fence] = []
-            guard s.collection({ index, s in
+            return s.collection({ index, s in
                 guard let f = s.feature(index: index, loader: self, name: name) else { return false }
-                fences.append(f)
-                return true
-            }) else { return nil }
-            return FenceFile(path: name, fences: fences, problems: [])
+                return each(f)
+            })
         }
     }
 }

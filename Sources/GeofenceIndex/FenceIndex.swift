@@ -80,7 +80,7 @@ public struct FenceIndex: Sendable {
     /// The first slot (in slot order) whose identifier an earlier slot already has, found
     /// by sorting (no identifier map is built).
     /// - Complexity: O(n log n).
-    private mutating func firstDuplicate() -> Int? {
+    mutating func firstDuplicate() -> Int? {
         table.rankIdentifiers()
         let order = table.computeIdentifierOrder()   // not kept: a fresh index computes it when asked
         var best: Int? = nil

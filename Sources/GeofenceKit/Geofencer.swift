@@ -77,6 +77,22 @@ public final class Geofencer: Sendable {
         // keep their properties.
         let rereadable = paths.allSatisfy(Self.canBeReadAgain)
         progress?(Geofencer.readingPhase(paths))
+        if rereadable && names.isEmpty && crs == nil {
+            // Clean circle files: streamed into the compact table, no fence array at all.
+            var loader = FenceLoader()
+            loader.keepProperties = false
+            loader.fields = fields
+            loader.vector = VectorSourceOptions(layer: layer, crs: nil)
+            let counted = { (n: Int) -> Void in progress?("indexing \(n) fence\(n == 1 ? "" : "s")") }
+            if let (index, options) = try loader.compactCircles(paths: paths, indexing: counted) {
+                compiled = CompiledFences(index: index, optionTable: options, reload: { () throws(GeofenceError) -> [Fence] in
+                    try FenceSet.load(paths: paths, crs: nil, layer: layer, fields: fields).usable(skipInvalid: skipInvalid).fences
+                })
+                skippedProblems = [:]
+                eventProperties = nil
+                return
+            }
+        }
         // The set is not kept: the fences' only copy goes to the compiler, which frees it
         // before building the tree.
         var fences: [Fence]

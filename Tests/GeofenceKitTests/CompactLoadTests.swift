@@ -1,0 +1,126 @@
+import Foundation
+import XCTest
+import GeofenceTestSupport
+@testable import GeofenceBase
+@testable import GeofenceIndex
+@testable import GeofenceFences
+import GeofenceKit
+
+/// Circle files streamed into the compact index (`FenceLoader.compactCircles`) against the
+/// general path (every fence parsed into a `Fence` array, checked by `FenceSet`, then
+/// indexed): whenever the stream gives an index, it is the same slot for slot (identifier,
+/// shape, options) and answers queries the same; every file it declines is one the general
+/// path reads differently (a polygon, a problem, a repeated identifier, properties kept).
+final class CompactLoadTests: XCTestCase {
+    func compact(_ paths: [String], keepProperties: Bool = false) throws -> (index: FenceIndex, options: FenceOptionTable)? {
+        var loader = FenceLoader()
+        loader.keepProperties = keepProperties
+        return try loader.compactCircles(paths: paths)
+    }
+
+    /// Asserts the stream's index equals the general path's over the same files.
+    func assertSameAsGeneralPath(_ paths: [String], _ got: (index: FenceIndex, options: FenceOptionTable),
+                                 file: StaticString = #filePath, line: UInt = #line) throws {
+        let set = try FenceSet.load(paths: paths, crs: nil, keepProperties: false)
+        XCTAssertEqual(set.problems, [], file: file, line: line)
+        let fences = set.fences
+        let index = try FenceIndex(fences)
+        XCTAssertEqual(got.index.slotCount, fences.count, file: file, line: line)
+        XCTAssertEqual(got.options.count, fences.count, file: file, line: line)
+        for (k, f) in fences.enumerated() {
+            let s = Int32(k)
+            guard got.index.identifier(of: s) == f.id, got.index.shape(at: s) == f.shape, got.options.options(of: k) == f.options else {
+                XCTFail("slot \(k): \(got.index.identifier(of: s)) \(String(describing: got.index.shape(at: s))) differs from \(f.id) \(f.shape)",
+                        file: file, line: line)
+                return
+            }
+        }
+        // The same answers at points near and between the fences.
+        var rng = SeededGenerator(seed: 7)
+        for k in 0..<400 {
+            let f = fences[rng.int(fences.count)]
+            guard case .circle(let lat, let lon, let r) = f.shape else { continue }
+            let d = r / 111_000 * (k % 2 == 0 ? 0.9 : 3)
+            let plat = max(-90, min(90, lat + d * (rng.unit() - 0.5) * 2)), plon = max(-180, min(180, lon + d * (rng.unit() - 0.5) * 2))
+            let a = got.index.classify(lat: plat, lon: plon, accuracy: 30).map { "\(got.index.identifier(of: $0.slot)) \($0.state)" }.sorted()
+            let b = index.classify(lat: plat, lon: plon, accuracy: 30).map { "\(index.identifier(of: $0.slot)) \($0.state)" }.sorted()
+            XCTAssertEqual(a, b, "at \(plat),\(plon)", file: file, line: line)
+        }
+    }
+
+    func testBundledCircleSetsStreamAsTheGeneralPathReadsThem() throws {
+        for name in ["ports.csv", "airports.csv", "cities_istria.csv"] {
+            let path = CLI.data(name)
+            let got = try XCTUnwrap(try compact([path]), "\(name) is a clean circle file")
+            try assertSameAsGeneralPath([path], got)
+        }
+        // Several files into one index, in order.
+        let two = [CLI.data("ports.csv"), CLI.data("airports.csv")]
+        try assertSameAsGeneralPath(two, try XCTUnwrap(try compact(two)))
+    }
+
+    func testCircleGeoJSONWithOptionsAndGzipStream() throws {
+        let dir = CLI.tempPath("compact-geojson")
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let doc = """
+        {"type":"FeatureCollection","features":[
+        {"type":"Feature","geometry":{"type":"Point","coordinates":[2.35,48.85]},"properties":{"id":"paris","radius":500,"dwell":60,"note":"x"}},
+        {"type":"Feature","geometry":{"type":"Point","coordinates":[179.999,-16.5]},"properties":{"id":"fiji","radius":2000,"notifyOnEntry":false,"repeats":false}},
+        {"type":"Feature","geometry":{"type":"Point","coordinates":[-0.1,51.5]},"properties":{"id":"london","radius":150}}
+        ]}
+        """
+        let path = dir + "/c.geojson"
+        try doc.write(toFile: path, atomically: true, encoding: .utf8)
+        try assertSameAsGeneralPath([path], try XCTUnwrap(try compact([path])))
+        let gz = Process()
+        gz.executableURL = URL(fileURLWithPath: "/bin/gzip")
+        gz.arguments = ["-k", path]
+        try gz.run(); gz.waitUntilExit()
+        try assertSameAsGeneralPath([path + ".gz"], try XCTUnwrap(try compact([path + ".gz"])))
+    }
+
+    func testFilesTheStreamLeavesToTheGeneralPath() throws {
+        let dir = CLI.tempPath("compact-declined")
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        func write(_ name: String, _ text: String) throws -> String {
+            try text.write(toFile: dir + "/" + name, atomically: true, encoding: .utf8)
+            return dir + "/" + name
+        }
+        let a = try write("a.csv", "id,lat,lon,radius\na,1,2,100\nb,1.5,2.5,100\n")
+        XCTAssertNotNil(try compact([a]))
+        // Properties asked for: the stream keeps none.
+        XCTAssertNil(try compact([a], keepProperties: true))
+        // An identifier twice, within a file and across files.
+        XCTAssertNil(try compact([try write("dup.csv", "id,lat,lon,radius\na,1,2,100\na,1.5,2.5,100\n")]))
+        XCTAssertNil(try compact([a, try write("b.csv", "id,lat,lon,radius\nz,1,2,100\nb,3,3,10\n")]))
+        // A problem (radius 0) and a polygon.
+        XCTAssertNil(try compact([try write("bad.csv", "id,lat,lon,radius\na,1,2,0\n")]))
+        XCTAssertNil(try compact([CLI.data("us_counties_va_nc.geojson")]))
+        // Standard input and compiled files are not streamed.
+        XCTAssertNil(try compact(["-"]))
+        // A file that cannot be read: the same error as the general path.
+        XCTAssertThrowsError(try compact([dir + "/missing.csv"]))
+
+        // Through Geofencer: a duplicate across files is still reported where it is, and
+        // skipped (counted) with skipInvalid.
+        let b = try write("b2.csv", "id,lat,lon,radius\nz,1,2,100\nb,3,3,10\n")
+        XCTAssertThrowsError(try Geofencer(contentsOf: [a, b])) { e in
+            XCTAssertTrue("\(e)".contains("b2.csv") && "\(e)".contains("duplicate"), "\(e)")
+        }
+        let lenient = try Geofencer(contentsOf: [a, b], skipInvalid: true)
+        XCTAssertEqual(lenient.compiled.index.count, 3)
+        XCTAssertEqual(lenient.skippedProblems.values.reduce(0, +), 1)
+    }
+
+    /// Geofencer's answers from the streamed index are those of the general path, and
+    /// the fences (with properties) are read again for commands that write them back.
+    func testGeofencerStreamsAndReloadsProperties() throws {
+        let path = CLI.data("airports.csv")
+        let g = try Geofencer(contentsOf: [path])
+        let set = try FenceSet.load(paths: [path], crs: nil)
+        XCTAssertEqual(try g.compiled.loadFences(), set.fences)
+        XCTAssertFalse(set.fences.allSatisfy { $0.properties.isEmpty })
+    }
+}
