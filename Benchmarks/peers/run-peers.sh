@@ -39,6 +39,14 @@ fi
 # shellcheck disable=SC2086
 "$VENV/bin/python" "$PEERS/peers.py" --root "$ROOT" --ours "$OUT/peers-ours.json" --json "$OUT/peers.json" \
     --scattered "$SCATTERED" $PG ${PEERS_ARGS:-}
+# Fence loading: the fences suite's GeoJSON files (kept in Benchmarks/peers/fence-files/, git-ignored)
+# read by us (text and compiled) and by shapely and pyogrio.
+if [ -z "${PEERS_ARGS:-}" ] || [ -n "${FENCE_LOADING:-}" ]; then
+    echo "== fence loading: geofence-bench --filter fences, then shapely and pyogrio on the same files"
+    .build/release/geofence-bench --filter "fences airports" --filter "fences circles" --filter "fences polygons" \
+        --fence-files "$PEERS/fence-files" --json "$OUT/fences-ours.json"
+    "$VENV/bin/python" "$PEERS/fence_loading.py" --dir "$PEERS/fence-files" --ours "$OUT/fences-ours.json" --json "$OUT/fence-loading.json"
+fi
 # The chart with the peers, when a full run's JSON is there (make bench / geofence-bench --json).
 if [ -f "$OUT/full.json" ]; then
     .build/release/geofence-bench --render "$OUT/full.json" --peers "$OUT/peers.json" --chart "$OUT/chart.svg" >/dev/null
