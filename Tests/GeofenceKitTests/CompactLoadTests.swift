@@ -30,8 +30,8 @@ final class CompactLoadTests: XCTestCase {
         for (k, f) in fences.enumerated() {
             let s = Int32(k)
             guard got.index.identifier(of: s) == f.id, got.index.shape(at: s) == f.shape, got.options.options(of: k) == f.options else {
-                XCTFail("slot \(k): \(got.index.identifier(of: s)) \(String(describing: got.index.shape(at: s))) differs from \(f.id) \(f.shape)",
-                        file: file, line: line)
+                XCTFail("slot \(k): \(got.index.identifier(of: s)) \(String(describing: got.index.shape(at: s))) \(got.options.options(of: k)) "
+                        + "differs from \(f.id) \(f.shape) \(f.options)", file: file, line: line)
                 return
             }
         }
