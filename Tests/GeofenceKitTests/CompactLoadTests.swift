@@ -12,10 +12,10 @@ import GeofenceKit
 /// shape, options) and answers queries the same; every file it declines is one the general
 /// path reads differently (a polygon, a problem, a repeated identifier, properties kept).
 final class CompactLoadTests: XCTestCase {
-    func compact(_ paths: [String], keepProperties: Bool = false) throws -> (index: FenceIndex, options: FenceOptionTable)? {
+    func compact(_ paths: [String], keepProperties: Bool = false, blockSize: Int = 16 << 20) throws -> (index: FenceIndex, options: FenceOptionTable)? {
         var loader = FenceLoader()
         loader.keepProperties = keepProperties
-        return try loader.compactCircles(paths: paths)
+        return try loader.compactCircles(paths: paths, blockSize: blockSize)
     }
 
     /// Asserts the stream's index equals the general path's over the same files.
@@ -57,6 +57,46 @@ final class CompactLoadTests: XCTestCase {
         // Several files into one index, in order.
         let two = [CLI.data("ports.csv"), CLI.data("airports.csv")]
         try assertSameAsGeneralPath(two, try XCTUnwrap(try compact(two)))
+    }
+
+    /// CSV files read in small blocks: every block is the header and whole records (a quoted
+    /// line feed never ends one), the blocks hold every record once, and the index is the
+    /// general path's, whatever the block size.
+    func testCSVReadInBlocksCutsAtRecordEnds() throws {
+        let dir = CLI.tempPath("compact-blocks")
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        var text = "\u{FEFF}id,lat,lon,radius,note\r\n"
+        var rng = SeededGenerator(seed: 11)
+        for k in 0..<300 {
+            let note = k % 7 == 0 ? "\"line one\nline \"\"two\"\"\"" : k % 5 == 0 ? "\"a,b\"" : "n\(k)"
+            text += "f\(k),\(rng.uniform(-80, 80)),\(rng.uniform(-179, 179)),\(Int(rng.uniform(10, 5000))),\(note)" + (k % 3 == 0 ? "\r\n" : "\n")
+            if k % 50 == 0 { text += "\n" }
+        }
+        let path = dir + "/blocks.csv"
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        let general = try FenceSet.load(paths: [path], crs: nil, keepProperties: false)
+        XCTAssertEqual(general.problems, [])
+        XCTAssertEqual(general.fences.count, 300)
+        let header = Array("\u{FEFF}id,lat,lon,radius,note\r\n".utf8)
+        for size in [1, 7, 64, 1000, 1 << 20] {
+            var records: [UInt8] = []
+            let done = FenceLoader.csvBlocks(path, blockSize: size) { block, _ in
+                XCTAssertEqual(Array(block.prefix(header.count)), header, "size \(size)")
+                let body = Array(block.dropFirst(header.count))
+                // Whole records: the block reads alone as the general reader reads it.
+                let file = try? FenceLoader().loadCSV(bytes: block, name: "b")
+                XCTAssertEqual(file?.problems, [], "size \(size)")
+                records += body
+                return true
+            }
+            XCTAssertEqual(done, true)
+            XCTAssertEqual(records, Array(Array(text.utf8).dropFirst(header.count)), "size \(size): the blocks hold the file once")
+            try assertSameAsGeneralPath([path], try XCTUnwrap(try compact([path], blockSize: size)))
+        }
+        // An unterminated quote: no block ends after it, and the file is declined.
+        try (text + "z,1,2,3,\"open\n").write(toFile: path, atomically: true, encoding: .utf8)
+        XCTAssertNil(try compact([path], blockSize: 64))
     }
 
     func testCircleGeoJSONWithOptionsAndGzipStream() throws {
