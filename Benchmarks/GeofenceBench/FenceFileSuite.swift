@@ -10,7 +10,9 @@ import GeofenceKit
 /// - **load**: in process, `FenceSet.load` without properties (what querying and evaluating
 ///   read: parse and checks, no index) for text files, `CompiledFenceFile.open` (checks
 ///   included) for compiled ones; best of 3 (2 at 1M, 1 at 10M).
-/// - **open + index**: `Geofencer(contentsOf:)`, the fences ready for queries.
+/// - **open + index**: `Geofencer(contentsOf:)`, the fences ready for queries; **resident**:
+///   the RSS it holds then (VmRSS after `malloc_trim`, minus the same before), per fence: what
+///   a fence costs while querying and evaluating, the load's scratch memory released.
 /// - **nearest (process)**: `geofence nearest --fences F --at 0,0` run as a child process:
 ///   wall time from start to exit, and its peak RSS (GNU time's `%M`); bytes/fence is that peak
 ///   minus the peak of the same command on a one-fence file, divided by the fence count.
@@ -69,6 +71,7 @@ struct FenceFileSuite {
                 let bytes = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
                 let runs = n >= 10_000_000 ? 1 : n >= 1_000_000 ? 2 : 3
                 var best = Double.infinity, bestIndex = Double.infinity
+                var resident = 0
                 for _ in 0..<runs {
                     ProcessMemory.trim()
                     let t0 = Clock.now()
@@ -81,16 +84,23 @@ struct FenceFileSuite {
                     let t1 = Clock.now()
                     precondition(count == n, "\(path): \(count) fences, expected \(n)")
                     best = min(best, Double(t1 - t0) / 1e6)
+                    ProcessMemory.trim()
+                    let before = ProcessMemory.read().rss
                     let t2 = Clock.now()
                     let g = try Geofencer(contentsOf: [path])
-                    precondition(g.compiled.index.count == n)
                     bestIndex = min(bestIndex, Double(Clock.now() - t2) / 1e6)
+                    ProcessMemory.trim()
+                    resident = ProcessMemory.read().rss - before
+                    precondition(g.compiled.index.count == n)
                 }
                 let note = "\(format), \(String(format: "%.1f", Double(bytes) / 1e6)) MB file"
                 report.add(BenchResult(suite: "fences", workload: name, engine: "\(format) load", metric: "ms", value: best,
                                        higherIsBetter: false, fences: n, note: note + "; parse and checks, one thread"))
                 report.add(BenchResult(suite: "fences", workload: name, engine: "\(format) open+index", metric: "ms", value: bestIndex,
                                        higherIsBetter: false, fences: n, note: "Geofencer(contentsOf:), ready for queries"))
+                report.add(BenchResult(suite: "fences", workload: name, engine: "\(format) resident", metric: "bytes/fence",
+                                       value: Double(resident) / Double(n), higherIsBetter: false, fences: n,
+                                       note: "RSS held by the opened fences, ready for queries (in process, after malloc_trim)"))
                 let c = try FenceFileSuite.child(cli, ["nearest", "--fences", path, "--at", "0,0"])
                 precondition(c.status == 0, "nearest failed on \(path)")
                 answers.append(c.stdout)
