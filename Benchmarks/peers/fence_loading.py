@@ -63,7 +63,9 @@ def main():
     names = sorted(n for n in os.listdir(a.dir) if n.endswith(".geojson"))
     for name in names:
         path = os.path.join(a.dir, name)
-        workload = name[:-len(".geojson")].replace("-", " ")
+        stem = name[:-len(".geojson")]
+        # The suite names a file after its workload, spaces made dashes.
+        workload = next((w for (w, _) in ours if w.replace(" ", "-") == stem), stem.replace("-", " "))
         size = os.path.getsize(path) / 1e6
         for engine in ("GeoJSON open+index", "CSV open+index", "compiled open+index"):
             if (workload, engine) in ours:
