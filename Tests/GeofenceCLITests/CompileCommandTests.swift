@@ -51,6 +51,17 @@ final class CompileCommandTests: XCTestCase {
         try same(["subset", "--near", "36.85,-76.30", "--radius", "30000"], sources: mixed, compiled: mix, output: "near.geojson")
         try same(["subset", "--bbox", "170,-25,-170,-10"], sources: countries, compiled: world, output: "fiji.geojson")
         try same(["validate"], sources: mixed, compiled: mix)
+        // Circle files alone take the streamed load into the compact table.
+        let circles = ["--fences", CLI.data("ports.csv"), "--fences", CLI.data("airports.csv")]
+        let ring = try compile(circles, "circles.fences")
+        defer { try? FileManager.default.removeItem(atPath: ring) }
+        try same(["evaluate", "--dwell", "600", "--quiet"] + log, sources: circles, compiled: ring, output: "circles.ndjson")
+        try same(["simulate"] + log, sources: circles, compiled: ring, output: "circles-report.json")
+        try same(["subset", "--near", "36.85,-76.30", "--radius", "30000"], sources: circles, compiled: ring, output: "circles.geojson")
+        for at in ["36.85,-76.30", "-17.0,179.9", "65.5,-179.99"] {
+            try same(["contains", "--at", at, "--accuracy", "5000"], sources: circles, compiled: ring)
+            try same(["nearest", "--at", at, "-k", "9"], sources: circles, compiled: ring)
+        }
     }
 
     /// A compiled file is WGS84 already: every command that takes `--crs` refuses it with a
