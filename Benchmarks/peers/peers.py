@@ -402,7 +402,9 @@ def main():
 
     def add_ours(workload, scattered=False):
         more = [("ours 1 thread CLI", 1, "whole `geofence evaluate` run from the files (fence load, CSV read, evaluate, write)"),
-                ("ours 2 threads CLI", 2, "whole `geofence evaluate` run from the files (fence load, CSV read, evaluate, write)")]
+                ("ours 2 threads CLI", 2, "whole `geofence evaluate` run from the files (fence load, CSV read, evaluate, write)"),
+                ("ours 1 thread CLI compiled", 1, "the same run with the fences compiled beforehand (`geofence compile`): open, CSV read, evaluate, write"),
+                ("ours 2 threads CLI compiled", 2, "the same run with the fences compiled beforehand (`geofence compile`): open, CSV read, evaluate, write")]
         for engine, threads, note in [("ours join", 1, "containing() per fix, join alone"),
                                       ("ours 1 thread", 1, "evaluate end to end, in memory"),
                                       ("ours 2 threads", 2, "evaluate end to end, in memory"),
