@@ -23,7 +23,8 @@ let package = Package(
         .systemLibrary(name: "CGEOS", pkgConfig: "geos", providers: [.apt(["libgeos-dev"])]),
         .systemLibrary(name: "CPROJ", pkgConfig: "proj", providers: [.apt(["libproj-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
-        .systemLibrary(name: "CGDAL", pkgConfig: "gdal", providers: [.apt(["libgdal-dev"])]),
+        // GDAL: headers at build time, the library opened with dlopen on first use (Sources/CGDAL).
+        .target(name: "CGDAL"),
         // Linux system calls Swift cannot reach directly (renameat2's RENAME_EXCHANGE).
         .systemLibrary(name: "CSystem"),
 

@@ -73,6 +73,8 @@ extension FenceLoader {
     /// - Complexity: O(features + coordinates).
     public func loadVector(path: String, source: String) throws(GeofenceError) -> FenceFile {
         let file = SourceLocation(file: path)
+        // A machine without libgdal: an installation problem, not bad data.
+        do { try GDALLibrary.load() } catch { throw .internal("\(path): \(error.message); install GDAL (Debian: libgdal32)") }
         let dataset: VectorDataset
         do { dataset = try VectorDataset(opening: source) } catch {
             throw .malformed(file, "cannot read it as a vector data source (GDAL: \(error.message))")

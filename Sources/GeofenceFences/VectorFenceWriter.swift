@@ -33,6 +33,8 @@ public enum VectorFenceWriter {
         guard AtomicFile.isRegularOrAbsent(path) else {
             throw .argument("output", "\(format.driver) needs a regular file, '\(path)' is not one")
         }
+        // A machine without libgdal: an installation problem, not a failed write.
+        do { try GDALLibrary.load() } catch { throw .internal("\(path): \(error.message); install GDAL (Debian: libgdal32)") }
         let tmp = AtomicFile.temporaryPath(for: path) + "." + format.rawValue
         TemporaryFiles.shared.add(tmp)
         unlink(tmp)

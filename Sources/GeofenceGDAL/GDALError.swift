@@ -48,26 +48,29 @@ enum GDALCalls {
     /// Registers every driver once per process (`GDALAllRegister` is idempotent but not free).
     private static let registered: Void = {
         // returns nothing; safe to call more than once
-        GDALAllRegister()
+        gdal.GDALAllRegister()
     }()
 
     /// Runs `body` with GDAL's messages captured instead of printed, after registering the drivers.
     static func quiet<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
         _ = registered
         // returns nothing; the handler is per thread and popped below
-        CPLPushErrorHandler(CPLQuietErrorHandler)
-        defer { CPLPopErrorHandler() }
-        CPLErrorReset()
+        gdal.CPLPushErrorHandler(gdal.CPLQuietErrorHandler)
+        defer { gdal.CPLPopErrorHandler() }
+        gdal.CPLErrorReset()
         return try body()
     }
 
+    /// A C string GDAL returns (owned by GDAL) as a `String`; "" for NULL.
+    static func text(_ p: UnsafePointer<CChar>?) -> String { p.map { String(cString: $0) } ?? "" }
+
     /// Whether the last GDAL call on this thread reported an error of class Failure or Fatal.
-    static var failed: Bool { CPLGetLastErrorType().rawValue >= CE_Failure.rawValue }
+    static var failed: Bool { gdal.CPLGetLastErrorType().rawValue >= CE_Failure.rawValue }
 
     /// The last GDAL error message on this thread as a ``GDALError``, or `fallback` when GDAL gave none.
     static func lastError(_ fallback: String) -> GDALError {
         // returns a pointer to a per-thread buffer (never NULL, "" when no error)
-        let m = String(cString: CPLGetLastErrorMsg())
+        let m = GDALCalls.text(gdal.CPLGetLastErrorMsg())
         return GDALError(m.isEmpty ? fallback : m)
     }
 
@@ -75,8 +78,8 @@ enum GDALCalls {
     static func withStringList<T>(_ items: [String], _ body: (UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> T) -> T {
         var list: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = nil
         // returns the (re)allocated list; CSLDestroy frees it and every string
-        for s in items { list = CSLAddString(list, s) }
-        defer { CSLDestroy(list) }
+        for s in items { list = gdal.CSLAddString(list, s) }
+        defer { gdal.CSLDestroy(list) }
         return body(list)
     }
 }

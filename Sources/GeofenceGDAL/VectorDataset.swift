@@ -18,16 +18,17 @@ public final class VectorDataset {
     ///   driver fails to open it (e.g. "`x.gpkg' not recognized as a supported file format.").
     /// - Complexity: what the driver needs to open the source (usually its header).
     public init(opening name: String) throws(GDALError) {
+        try GDALLibrary.load()
         self.name = name
         let opened: GDALDatasetH? = GDALCalls.quiet { () -> GDALDatasetH? in
             let flags = UInt32(GDAL_OF_VECTOR | GDAL_OF_READONLY | GDAL_OF_VERBOSE_ERROR)
             // returns NULL on failure, with the reason as the last CPL error
-            return GDALOpenEx(name, flags, nil, nil, nil)
+            return gdal.GDALOpenEx(name, flags, nil, nil, nil)
         }
         guard let opened else { throw GDALCalls.lastError("not recognised as a vector data source") }
         handle = opened
         // returns the driver owned by GDAL (never freed), or NULL
-        if let d = GDALGetDatasetDriver(opened), let s = GDALGetDriverShortName(d) {
+        if let d = gdal.GDALGetDatasetDriver(opened), let s = gdal.GDALGetDriverShortName(d) {
             driver = String(cString: s)
         } else {
             driver = "unknown"
@@ -36,7 +37,7 @@ public final class VectorDataset {
 
     deinit {
         // returns nothing; the layers hold a reference to self, so none outlives the handle
-        GDALClose(handle)
+        gdal.GDALClose(handle)
     }
 
     /// Every layer, in the source's order (tables without geometry included: see
@@ -44,11 +45,11 @@ public final class VectorDataset {
     /// - Complexity: O(layers).
     public var layers: [VectorLayer] {
         // returns the count (0 when there are none)
-        let n = GDALDatasetGetLayerCount(handle)
+        let n = gdal.GDALDatasetGetLayerCount(handle)
         var out: [VectorLayer] = []
         for i in 0..<n {
             // returns a layer owned by the dataset, or NULL for an index out of range
-            if let h = GDALDatasetGetLayer(handle, i) { out.append(VectorLayer(handle: h, dataset: self)) }
+            if let h = gdal.GDALDatasetGetLayer(handle, i) { out.append(VectorLayer(handle: h, dataset: self)) }
         }
         return out
     }

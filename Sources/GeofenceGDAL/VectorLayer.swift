@@ -16,20 +16,20 @@ public final class VectorLayer {
     /// The layer name.
     public var name: String {
         // returns a string owned by the layer
-        String(cString: OGR_L_GetName(handle))
+        GDALCalls.text(gdal.OGR_L_GetName(handle))
     }
 
     /// Whether the layer has a geometry column (false for attribute-only tables).
     public var hasGeometry: Bool {
         // returns wkbNone for a table without geometry
-        OGR_L_GetGeomType(handle) != wkbNone
+        gdal.OGR_L_GetGeomType(handle) != wkbNone
     }
 
     /// The name of the FID column when the source stores one (`fid` in a GeoPackage), else nil
     /// (a shapefile's FID is only the record number).
     public var fidColumn: String? {
         // returns "" when there is none; owned by the layer
-        let s = String(cString: OGR_L_GetFIDColumn(handle))
+        let s = GDALCalls.text(gdal.OGR_L_GetFIDColumn(handle))
         return s.isEmpty ? nil : s
     }
 
@@ -37,19 +37,19 @@ public final class VectorLayer {
     /// - Complexity: O(fields).
     public var fields: [VectorFieldDefinition] {
         // returns the definition owned by the layer
-        let defn = OGR_L_GetLayerDefn(handle)
+        let defn = gdal.OGR_L_GetLayerDefn(handle)
         var out: [VectorFieldDefinition] = []
-        for i in 0..<OGR_FD_GetFieldCount(defn) {
+        for i in 0..<gdal.OGR_FD_GetFieldCount(defn) {
             // returns a field definition owned by `defn`
-            let f = OGR_FD_GetFieldDefn(defn, i)
-            out.append(VectorFieldDefinition(name: String(cString: OGR_Fld_GetNameRef(f)), type: Self.type(of: f)))
+            let f = gdal.OGR_FD_GetFieldDefn(defn, i)
+            out.append(VectorFieldDefinition(name: GDALCalls.text(gdal.OGR_Fld_GetNameRef(f)), type: Self.type(of: f)))
         }
         return out
     }
 
     static func type(of f: OGRFieldDefnH?) -> VectorFieldType {
-        switch OGR_Fld_GetType(f) {
-        case OFTInteger: return OGR_Fld_GetSubType(f) == OFSTBoolean ? .boolean : .integer
+        switch gdal.OGR_Fld_GetType(f) {
+        case OFTInteger: return gdal.OGR_Fld_GetSubType(f) == OFSTBoolean ? .boolean : .integer
         case OFTInteger64: return .integer
         case OFTReal: return .real
         default: return .string
@@ -59,9 +59,9 @@ public final class VectorLayer {
     /// The layer's spatial reference (a copy), or nil when the source declares none.
     public var spatialReference: VectorSpatialReference? {
         // returns a reference owned by the layer, or NULL
-        guard let h = OGR_L_GetSpatialRef(handle) else { return nil }
+        guard let h = gdal.OGR_L_GetSpatialRef(handle) else { return nil }
         // returns a new reference we own (data axis mapping included), or NULL
-        guard let clone = OSRClone(h) else { return nil }
+        guard let clone = gdal.OSRClone(h) else { return nil }
         return VectorSpatialReference(owning: clone)
     }
 
@@ -72,16 +72,16 @@ public final class VectorLayer {
         let fieldTypes = fields.map(\.type)
         return try GDALCalls.quiet { () throws(GDALError) -> [VectorFeature] in
             // returns nothing
-            OGR_L_ResetReading(handle)
+            gdal.OGR_L_ResetReading(handle)
             var out: [VectorFeature] = []
             while true {
-                CPLErrorReset()
+                gdal.CPLErrorReset()
                 // returns a new feature we own, or NULL at the end or on a read error
-                guard let f = OGR_L_GetNextFeature(handle) else {
+                guard let f = gdal.OGR_L_GetNextFeature(handle) else {
                     if GDALCalls.failed { throw GDALCalls.lastError("read failed after \(out.count) features") }
                     break
                 }
-                defer { OGR_F_Destroy(f) }
+                defer { gdal.OGR_F_Destroy(f) }
                 out.append(try Self.feature(f, types: fieldTypes))
             }
             return out
@@ -90,48 +90,48 @@ public final class VectorLayer {
 
     static func feature(_ f: OGRFeatureH, types: [VectorFieldType]) throws(GDALError) -> VectorFeature {
         // returns OGRNullFID (-1) when the feature has none
-        let fid = OGR_F_GetFID(f)
+        let fid = gdal.OGR_F_GetFID(f)
         var values: [VectorValue] = []
         values.reserveCapacity(types.count)
         for (i, t) in types.enumerated() {
             let k = Int32(i)
             // returns 0 for an unset or NULL field
-            guard OGR_F_IsFieldSetAndNotNull(f, k) != 0 else { values.append(.null); continue }
+            guard gdal.OGR_F_IsFieldSetAndNotNull(f, k) != 0 else { values.append(.null); continue }
             switch t {
-            case .integer: values.append(.integer(Int64(OGR_F_GetFieldAsInteger64(f, k))))
-            case .boolean: values.append(.boolean(OGR_F_GetFieldAsInteger(f, k) != 0))
-            case .real: values.append(.real(OGR_F_GetFieldAsDouble(f, k)))
+            case .integer: values.append(.integer(Int64(gdal.OGR_F_GetFieldAsInteger64(f, k))))
+            case .boolean: values.append(.boolean(gdal.OGR_F_GetFieldAsInteger(f, k) != 0))
+            case .real: values.append(.real(gdal.OGR_F_GetFieldAsDouble(f, k)))
             // returns a string owned by the feature
-            case .string: values.append(.string(String(cString: OGR_F_GetFieldAsString(f, k))))
+            case .string: values.append(.string(GDALCalls.text(gdal.OGR_F_GetFieldAsString(f, k))))
             }
         }
         // returns the feature's geometry (owned by the feature), or NULL
-        let g = OGR_F_GetGeometryRef(f)
+        let g = gdal.OGR_F_GetGeometryRef(f)
         return VectorFeature(fid: fid == OGRNullFID ? nil : Int64(fid), values: values, geometry: g.map(geometry))
     }
 
     /// The geometry as points, polygons or multipolygons (curves linearised); anything else by name.
     static func geometry(_ g: OGRGeometryH) -> VectorGeometry {
         // returns the type without Z/M flags
-        let type = OGR_GT_Flatten(OGR_G_GetGeometryType(g))
+        let type = gdal.OGR_GT_Flatten(gdal.OGR_G_GetGeometryType(g))
         switch type {
         case wkbPoint:
             // returns TRUE for an empty point (no coordinates)
-            if OGR_G_IsEmpty(g) != 0 { return .other("empty POINT") }
-            return .point(XY(x: OGR_G_GetX(g, 0), y: OGR_G_GetY(g, 0)))
+            if gdal.OGR_G_IsEmpty(g) != 0 { return .other("empty POINT") }
+            return .point(XY(x: gdal.OGR_G_GetX(g, 0), y: gdal.OGR_G_GetY(g, 0)))
         case wkbPolygon:
             return .polygon(rings(g))
         case wkbMultiPolygon:
             var parts: [[[XY]]] = []
-            for i in 0..<OGR_G_GetGeometryCount(g) {
+            for i in 0..<gdal.OGR_G_GetGeometryCount(g) {
                 // returns a sub-geometry owned by `g`
-                if let p = OGR_G_GetGeometryRef(g, i) { parts.append(rings(p)) }
+                if let p = gdal.OGR_G_GetGeometryRef(g, i) { parts.append(rings(p)) }
             }
             return .multiPolygon(parts)
         case wkbCurvePolygon, wkbMultiSurface:
             // returns a new linear geometry we own, or NULL
-            guard let linear = OGR_G_GetLinearGeometry(g, 0, nil) else { return .other(name(g)) }
-            defer { OGR_G_DestroyGeometry(linear) }
+            guard let linear = gdal.OGR_G_GetLinearGeometry(g, 0, nil) else { return .other(name(g)) }
+            defer { gdal.OGR_G_DestroyGeometry(linear) }
             return geometry(linear)
         default:
             return .other(name(g))
@@ -140,22 +140,22 @@ public final class VectorLayer {
 
     static func name(_ g: OGRGeometryH) -> String {
         // returns a static string
-        String(cString: OGR_G_GetGeometryName(g))
+        GDALCalls.text(gdal.OGR_G_GetGeometryName(g))
     }
 
     static func rings(_ polygon: OGRGeometryH) -> [[XY]] {
         var out: [[XY]] = []
-        for i in 0..<OGR_G_GetGeometryCount(polygon) {
+        for i in 0..<gdal.OGR_G_GetGeometryCount(polygon) {
             // returns a ring owned by the polygon
-            guard let ring = OGR_G_GetGeometryRef(polygon, i) else { continue }
-            let n = Int(OGR_G_GetPointCount(ring))
+            guard let ring = gdal.OGR_G_GetGeometryRef(polygon, i) else { continue }
+            let n = Int(gdal.OGR_G_GetPointCount(ring))
             var pts = [XY](repeating: XY(x: 0, y: 0), count: n)
             if n > 0 {
                 pts.withUnsafeMutableBytes { raw in
                     let base = raw.baseAddress!
                     let stride = Int32(MemoryLayout<XY>.stride)
                     // returns the number of points copied; x at offset 0, y at offset 8 of each XY
-                    _ = OGR_G_GetPoints(ring, base, stride, base + 8, stride, nil, 0)
+                    _ = gdal.OGR_G_GetPoints(ring, base, stride, base + 8, stride, nil, 0)
                 }
             }
             out.append(pts)

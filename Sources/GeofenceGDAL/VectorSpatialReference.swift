@@ -12,32 +12,33 @@ public final class VectorSpatialReference {
 
     deinit {
         // returns nothing
-        OSRDestroySpatialReference(handle)
+        gdal.OSRDestroySpatialReference(handle)
     }
 
     /// WGS84 longitude/latitude (EPSG:4326, longitude first).
     public static func wgs84() -> VectorSpatialReference {
         // returns a new empty reference we own
-        let h = GDALCalls.quiet { OSRNewSpatialReference(nil)! }
+        let h = GDALCalls.quiet { gdal.OSRNewSpatialReference(nil)! }
         // returns OGRERR_NONE; EPSG:4326 is always in PROJ's database
-        _ = OSRImportFromEPSG(h, 4326)
-        OSRSetAxisMappingStrategy(h, OAMS_TRADITIONAL_GIS_ORDER)
+        _ = gdal.OSRImportFromEPSG(h, 4326)
+        gdal.OSRSetAxisMappingStrategy(h, OAMS_TRADITIONAL_GIS_ORDER)
         return VectorSpatialReference(owning: h)
     }
 
     /// A CRS from anything `OSRSetFromUserInput` accepts: `EPSG:2154`, WKT, a PROJ string, PROJJSON.
     /// - Throws: ``GDALError`` for a definition GDAL cannot read.
     public init(userInput: String) throws(GDALError) {
-        let h = GDALCalls.quiet { OSRNewSpatialReference(nil)! }
+        try GDALLibrary.load()
+        let h = GDALCalls.quiet { gdal.OSRNewSpatialReference(nil)! }
         let err = GDALCalls.quiet {
             // returns OGRERR_NONE on success
-            OSRSetFromUserInput(h, userInput)
+            gdal.OSRSetFromUserInput(h, userInput)
         }
         guard err == OGRERR_NONE else {
-            OSRDestroySpatialReference(h)
+            gdal.OSRDestroySpatialReference(h)
             throw GDALCalls.lastError("unknown CRS '\(userInput)'")
         }
-        OSRSetAxisMappingStrategy(h, OAMS_TRADITIONAL_GIS_ORDER)
+        gdal.OSRSetAxisMappingStrategy(h, OAMS_TRADITIONAL_GIS_ORDER)
         handle = h
     }
 
@@ -46,7 +47,7 @@ public final class VectorSpatialReference {
     public func isSame(as other: VectorSpatialReference) -> Bool {
         GDALCalls.withStringList(["IGNORE_DATA_AXIS_TO_SRS_AXIS_MAPPING=YES", "CRITERION=EQUIVALENT_EXCEPT_AXIS_ORDER_GEOGCRS"]) { opts in
             // returns TRUE when the two are the same under the criterion
-            GDALCalls.quiet { OSRIsSameEx(handle, other.handle, UnsafeRawPointer(opts)?.assumingMemoryBound(to: UnsafePointer<CChar>?.self)) != 0 }
+            GDALCalls.quiet { gdal.OSRIsSameEx(handle, other.handle, UnsafeRawPointer(opts)?.assumingMemoryBound(to: UnsafePointer<CChar>?.self)) != 0 }
         }
     }
 
@@ -54,8 +55,8 @@ public final class VectorSpatialReference {
     public var label: String {
         GDALCalls.quiet {
             // each returns a string owned by the reference, or NULL
-            let name = OSRGetName(handle).map { String(cString: $0) } ?? "unnamed CRS"
-            if let auth = OSRGetAuthorityName(handle, nil), let code = OSRGetAuthorityCode(handle, nil) {
+            let name = gdal.OSRGetName(handle).map { String(cString: $0) } ?? "unnamed CRS"
+            if let auth = gdal.OSRGetAuthorityName(handle, nil), let code = gdal.OSRGetAuthorityCode(handle, nil) {
                 return "\(String(cString: auth)):\(String(cString: code)) (\(name))"
             }
             return name
@@ -67,7 +68,7 @@ public final class VectorSpatialReference {
     public func transformation(to target: VectorSpatialReference) throws(GDALError) -> VectorTransformation {
         let h: OGRCoordinateTransformationH? = GDALCalls.quiet {
             // returns a new transformation we own, or NULL with the reason as the last CPL error
-            OCTNewCoordinateTransformation(handle, target.handle)
+            gdal.OCTNewCoordinateTransformation(handle, target.handle)
         }
         guard let h else { throw GDALCalls.lastError("no transformation from \(label) to \(target.label)") }
         return VectorTransformation(owning: h, source: self, target: target)
@@ -90,7 +91,7 @@ public final class VectorTransformation {
 
     deinit {
         // returns nothing
-        OCTDestroyCoordinateTransformation(handle)
+        gdal.OCTDestroyCoordinateTransformation(handle)
     }
 
     /// Transforms `points` in place. All or nothing: when a point fails, `points` is left as it
@@ -104,7 +105,7 @@ public final class VectorTransformation {
         let n = Int32(points.count)
         _ = GDALCalls.quiet {
             // returns FALSE when some point failed; ok[i] says which
-            OCTTransformEx(handle, n, &xs, &ys, nil, &ok)
+            gdal.OCTTransformEx(handle, n, &xs, &ys, nil, &ok)
         }
         if let bad = ok.firstIndex(where: { $0 == 0 }) ?? xs.indices.first(where: { !xs[$0].isFinite || !ys[$0].isFinite }) {
             let p = points[bad]

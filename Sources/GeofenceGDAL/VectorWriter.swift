@@ -63,34 +63,35 @@ public final class VectorWriter {
     /// - Throws: ``GDALError`` when the driver cannot create the file, the layer or a field.
     public init(path: String, format: VectorFormat, layerName: String, fields: [VectorFieldDefinition],
                 geometry: VectorLayerGeometry) throws(GDALError) {
+        try GDALLibrary.load()
         self.path = path
         self.fields = fields
         let (ds, layer) = try GDALCalls.quiet { () throws(GDALError) -> (GDALDatasetH, OGRLayerH) in
             // returns the driver (owned by GDAL), or NULL when this GDAL lacks it
-            guard let driver = GDALGetDriverByName(format.driver) else {
+            guard let driver = gdal.GDALGetDriverByName(format.driver) else {
                 throw GDALError("this GDAL has no \(format.driver) driver")
             }
             // returns a new dataset we own (closed by GDALClose), or NULL
-            guard let ds = GDALCreate(driver, path, 0, 0, 0, GDT_Unknown, nil) else {
+            guard let ds = gdal.GDALCreate(driver, path, 0, 0, 0, GDT_Unknown, nil) else {
                 throw GDALCalls.lastError("cannot create \(path)")
             }
             let srs = VectorSpatialReference.wgs84()
             // returns a layer owned by the dataset, or NULL; the dataset keeps its own copy of srs
-            guard let layer = GDALDatasetCreateLayer(ds, layerName, srs.handle, geometry.ogr, nil) else {
+            guard let layer = gdal.GDALDatasetCreateLayer(ds, layerName, srs.handle, geometry.ogr, nil) else {
                 let e = GDALCalls.lastError("cannot create layer \(layerName)")
-                GDALClose(ds)
+                gdal.GDALClose(ds)
                 throw e
             }
             for f in fields {
                 // returns a new definition we own
-                let defn = OGR_Fld_Create(f.name, Self.ogrType(f.type))
-                if f.type == .boolean { OGR_Fld_SetSubType(defn, OFSTBoolean) }
+                let defn = gdal.OGR_Fld_Create(f.name, Self.ogrType(f.type))
+                if f.type == .boolean { gdal.OGR_Fld_SetSubType(defn, OFSTBoolean) }
                 // returns OGRERR_NONE on success; the layer copies the definition
-                let err = OGR_L_CreateField(layer, defn, 1)
-                OGR_Fld_Destroy(defn)
+                let err = gdal.OGR_L_CreateField(layer, defn, 1)
+                gdal.OGR_Fld_Destroy(defn)
                 guard err == OGRERR_NONE else {
                     let e = GDALCalls.lastError("cannot create field \(f.name)")
-                    GDALClose(ds)
+                    gdal.GDALClose(ds)
                     throw e
                 }
             }
@@ -99,12 +100,12 @@ public final class VectorWriter {
         dataset = ds
         self.layer = layer
         // returns OGRERR_NONE when the driver supports transactions (GeoPackage: much faster inserts)
-        inTransaction = GDALCalls.quiet { GDALDatasetStartTransaction(ds, 0) == OGRERR_NONE }
+        inTransaction = GDALCalls.quiet { gdal.GDALDatasetStartTransaction(ds, 0) == OGRERR_NONE }
     }
 
     deinit {
         // returns nothing; a file closed here is incomplete and removed by the caller
-        if let dataset { GDALClose(dataset) }
+        if let dataset { gdal.GDALClose(dataset) }
     }
 
     static func ogrType(_ t: VectorFieldType) -> OGRFieldType {
@@ -122,23 +123,23 @@ public final class VectorWriter {
     public func add(values: [VectorValue], geometry: VectorGeometry) throws(GDALError) {
         try GDALCalls.quiet { () throws(GDALError) in
             // returns a new feature we own
-            let f = OGR_F_Create(OGR_L_GetLayerDefn(layer))
-            defer { OGR_F_Destroy(f) }
+            let f = gdal.OGR_F_Create(gdal.OGR_L_GetLayerDefn(layer))
+            defer { gdal.OGR_F_Destroy(f) }
             for (i, v) in values.enumerated() where i < fields.count {
                 let k = Int32(i)
                 switch v {
-                case .null: OGR_F_SetFieldNull(f, k)
-                case .integer(let n): OGR_F_SetFieldInteger64(f, k, GIntBig(n))
-                case .real(let d): OGR_F_SetFieldDouble(f, k, d)
-                case .boolean(let b): OGR_F_SetFieldInteger(f, k, b ? 1 : 0)
-                case .string(let s): OGR_F_SetFieldString(f, k, s)
+                case .null: gdal.OGR_F_SetFieldNull(f, k)
+                case .integer(let n): gdal.OGR_F_SetFieldInteger64(f, k, GIntBig(n))
+                case .real(let d): gdal.OGR_F_SetFieldDouble(f, k, d)
+                case .boolean(let b): gdal.OGR_F_SetFieldInteger(f, k, b ? 1 : 0)
+                case .string(let s): gdal.OGR_F_SetFieldString(f, k, s)
                 }
             }
             guard let g = Self.make(geometry) else { throw GDALError("cannot write a \(geometry) geometry") }
             // takes ownership of g
-            OGR_F_SetGeometryDirectly(f, g)
+            _ = gdal.OGR_F_SetGeometryDirectly(f, g)
             // returns OGRERR_NONE on success
-            guard OGR_L_CreateFeature(layer, f) == OGRERR_NONE else {
+            guard gdal.OGR_L_CreateFeature(layer, f) == OGRERR_NONE else {
                 throw GDALCalls.lastError("cannot write a feature to \(path)")
             }
         }
@@ -151,14 +152,14 @@ public final class VectorWriter {
         dataset = nil
         try GDALCalls.quiet { () throws(GDALError) in
             // returns OGRERR_NONE on success
-            if inTransaction, GDALDatasetCommitTransaction(ds) != OGRERR_NONE {
+            if inTransaction, gdal.GDALDatasetCommitTransaction(ds) != OGRERR_NONE {
                 let e = GDALCalls.lastError("cannot commit \(path)")
-                GDALClose(ds)
+                gdal.GDALClose(ds)
                 throw e
             }
-            CPLErrorReset()
+            gdal.CPLErrorReset()
             // returns nothing; failures are reported as CPL errors
-            GDALClose(ds)
+            gdal.GDALClose(ds)
             if GDALCalls.failed { throw GDALCalls.lastError("cannot finish \(path)") }
         }
     }
@@ -167,28 +168,28 @@ public final class VectorWriter {
     static func make(_ g: VectorGeometry) -> OGRGeometryH? {
         func polygon(_ rings: [[XY]]) -> OGRGeometryH {
             // returns a new geometry we own
-            let p = OGR_G_CreateGeometry(wkbPolygon)!
+            let p = gdal.OGR_G_CreateGeometry(wkbPolygon)!
             for ring in rings {
-                let r = OGR_G_CreateGeometry(wkbLinearRing)!
+                let r = gdal.OGR_G_CreateGeometry(wkbLinearRing)!
                 var xs = ring.map(\.x), ys = ring.map(\.y)
                 // returns nothing; copies the coordinates
-                OGR_G_SetPoints(r, Int32(ring.count), &xs, 8, &ys, 8, nil, 0)
+                gdal.OGR_G_SetPoints(r, Int32(ring.count), &xs, 8, &ys, 8, nil, 0)
                 // takes ownership of r
-                _ = OGR_G_AddGeometryDirectly(p, r)
+                _ = gdal.OGR_G_AddGeometryDirectly(p, r)
             }
             return p
         }
         switch g {
         case .point(let p):
-            let h = OGR_G_CreateGeometry(wkbPoint)!
-            OGR_G_SetPoint_2D(h, 0, p.x, p.y)
+            let h = gdal.OGR_G_CreateGeometry(wkbPoint)!
+            gdal.OGR_G_SetPoint_2D(h, 0, p.x, p.y)
             return h
         case .polygon(let rings):
             return polygon(rings)
         case .multiPolygon(let parts):
-            let m = OGR_G_CreateGeometry(wkbMultiPolygon)!
+            let m = gdal.OGR_G_CreateGeometry(wkbMultiPolygon)!
             // takes ownership of each part
-            for part in parts { _ = OGR_G_AddGeometryDirectly(m, polygon(part)) }
+            for part in parts { _ = gdal.OGR_G_AddGeometryDirectly(m, polygon(part)) }
             return m
         case .other:
             return nil

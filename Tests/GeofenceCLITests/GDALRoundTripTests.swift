@@ -21,6 +21,37 @@ final class GDALRoundTripTests: XCTestCase {
         if !dir.isEmpty { try? FileManager.default.removeItem(atPath: dir) }
     }
 
+    /// The shared objects a `geofence` run loads (the dynamic loader's own list, LD_DEBUG=files).
+    func loadedLibraries(_ args: [String]) throws -> [String] {
+        let p = Process()
+        p.executableURL = CLI.productsDirectory.appendingPathComponent("geofence")
+        p.arguments = args
+        p.environment = ProcessInfo.processInfo.environment.merging(["LD_DEBUG": "files"]) { $1 }
+        let err = Pipe()
+        p.standardError = err
+        p.standardOutput = FileHandle.nullDevice
+        try p.run()
+        let text = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        XCTAssertEqual(p.terminationStatus, 0, text.suffix(2000).description)
+        return text.split(separator: "\n").compactMap { line in
+            guard let r = line.range(of: "file=") else { return nil }
+            return String(line[r.upperBound...].prefix { $0 != " " && $0 != "[" })
+        }
+    }
+
+    /// libgdal and its dependencies are opened only by a run that reads or writes a GDAL
+    /// format: the others start without them.
+    func testGDALIsLoadedOnlyWhenAGDALFormatIsUsed() throws {
+        let plain = try loadedLibraries(["nearest", "--fences", CLI.data("ports.csv"), "--at", "36.85,-76.30"])
+        XCTAssertFalse(plain.isEmpty, "LD_DEBUG lists the libraries")
+        XCTAssertFalse(plain.contains { $0.contains("libgdal") }, "\(plain)")
+        let gpkg = dir + "/ports.gpkg"
+        try ogr2ogr(["-f", "GPKG", gpkg, CLI.data("ports.csv")] + sourceOptions("ports.csv"))
+        let vector = try loadedLibraries(["nearest", "--fences", gpkg, "--at", "36.85,-76.30"])
+        XCTAssertTrue(vector.contains { $0.contains("libgdal") }, "\(vector)")
+    }
+
     /// Runs ogr2ogr; fails the test when it fails.
     func ogr2ogr(_ args: [String], file: StaticString = #filePath, line: UInt = #line) throws {
         let p = Process()
