@@ -110,8 +110,9 @@ extension CompiledCircle {
     /// `1 − δ²/2 ≤ cos δ ≤ 1` and `0 ≤ sin δ ≤ δ`, so
     /// `cos φp (1 − δ²/2) − s δ ≤ cos φc ≤ cos φp + s δ`, and `cos φc ≥ 0`. Times `cos φp`,
     /// with `y = δ/2` (the haversine's own half difference), `c2 = cos²φp`, `k = 2 cos φp s`:
-    /// `c2 (1 − 2y²) − k y ≤ cos φc cos φp ≤ c2 + k y`. At `δ = 0` both are `cos²φp`,
-    /// rounded as a product of two cosines is; elsewhere `s` (raised by 1e-7) covers rounding.
+    /// `c2 (1 − 2y²) − k y ≤ cos φc cos φp ≤ c2 + k y`. Rounding moves these by a few ulps,
+    /// as it moved the product of two rounded cosines these filters used before; the
+    /// relative 1e-12 of the sphere bound (`SphericalBounds`) covers both.
     @inline(__always)
     func cosProductBounds(_ p: inout QueryPoint) -> (lower: Double, upper: Double) {
         let t = p.productTerms()
