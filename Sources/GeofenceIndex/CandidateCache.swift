@@ -230,9 +230,6 @@ struct CachedEntry: Sendable {
     var north: Double
     var record: Int32
     var split: Int32
-    /// cos(lat) of a circle's centre (`CompiledCircle.cosLat`), computed on its first visit
-    /// (NaN until then): the records do not store it.
-    var centreCos = Double.nan
 
     @inline(__always)
     init(_ box: BoundingBox, record: Int, split: Int32) {

@@ -50,7 +50,7 @@ extension FenceIndex {
         let gridded = cache.gridded
         var bits = gridded ? cache.candidates(w) : 0
         if hit { cache.noteHit(tests: gridded ? bits.nonzeroBitCount : cache.entries.count) }
-        cache.entries.withUnsafeMutableBufferPointer { es in
+        cache.entries.withUnsafeBufferPointer { es in
             /// False to stop.
             @inline(__always) func visit(_ k: Int, _ p: inout QueryPoint) -> Bool {
                 let e = es[k]
@@ -59,14 +59,8 @@ extension FenceIndex {
                 if e.split >= 0 && QueryWindow(w).intersects(table.splits[Int(e.split)].primary) { return true }
                 let r = Int(e.record)
                 let c = table.circles[r]
-                let s: FenceState
-                if c.radius >= 0 {
-                    var cc = e.centreCos
-                    if cc.isNaN { cc = c.cosLat; es[k].centreCos = cc }
-                    s = c.state(&p, accuracy: accuracy, margin: exitMargin, centreCos: cc)
-                } else {
-                    s = fenceState(r, &p, accuracy: accuracy, margin: exitMargin)
-                }
+                let s = c.radius >= 0 ? c.state(&p, accuracy: accuracy, margin: exitMargin)
+                    : fenceState(r, &p, accuracy: accuracy, margin: exitMargin)
                 return s == .outside ? true : body(FenceClassification(slot: table.slotOf[r], state: s))
             }
             if gridded {

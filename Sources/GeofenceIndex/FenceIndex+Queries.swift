@@ -107,9 +107,9 @@ extension FenceIndex {
         let c = table.circles[record]
         if c.radius >= 0 {
             // Inside (d <= r, so max(0, d - r) = 0) is settled by the bounds; outside needs the metres.
-            let b = c.distanceBounds(&p)
+            let b = c.looseBounds(&p)
             if b.upper <= c.radius { return 0 }
-            if b.lower <= c.radius && c.tightBounds(&p, centreCos: c.cosLat).upper <= c.radius { return 0 }
+            if b.lower <= c.radius && c.tightBounds(&p).upper <= c.radius { return 0 }
             return max(0, c.exactDistance(p) - c.radius)
         }
         let poly = table.circles[record].polygon

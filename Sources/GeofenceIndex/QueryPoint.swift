@@ -8,6 +8,7 @@ struct QueryPoint {
     let lat: Double
     let lon: Double
     private var cosStorage = Double.nan
+    private var productStorage = (c2: Double.nan, k: Double.nan)
     /// Local plane scales for polygon distances.
     private var scales: (kx: Double, ky: Double)?
     /// The last window asked of `window(metres:)` and its radius.
@@ -48,6 +49,17 @@ struct QueryPoint {
         return Swift.max(0, 1 - c * c).squareRoot() + 1e-7
     }
 
+    /// `cos²φ` and `2 cos φ · sinAbsUpper()`, the terms of
+    /// `CompiledCircle.cosProductBounds(_:)`; computed once per point.
+    @inline(__always)
+    mutating func productTerms() -> (c2: Double, k: Double) {
+        if productStorage.c2.isNaN {
+            let c = cosLat()
+            productStorage = (c * c, 2 * c * sinAbsUpper())
+        }
+        return productStorage
+    }
+
     mutating func planeScales() -> (kx: Double, ky: Double) {
         if let scales { return scales }
         let s = PolygonTable.planeScales(lat: lat)
@@ -78,20 +90,55 @@ extension CompiledCircle {
     /// As `distanceBounds(lat:lon:cosLat:)`, given `cosLat` of the centre (the same number).
     @inline(__always)
     func distanceBounds(lat plat: Double, lon plon: Double, cosLat pcos: Double, centreCos: Double) -> (lower: Double, upper: Double) {
+        let cc = centreCos * pcos
+        return distanceBounds(lat: plat, lon: plon, productLower: cc, productUpper: cc)
+    }
+
+    /// As `distanceBounds(_:)` without the cosine of the centre's latitude (no libm call):
+    /// `cos φc cos φp` is bounded from the point's latitude alone (`cosProductBounds`).
+    /// Slightly wider than the exact-cosine bounds (a relative `tan φ · |Δφ|` on the
+    /// longitude term of the haversine, ~1e-4 for fences of a few kilometres), so a
+    /// caller falls back to the tight bounds a little more often; never a different answer.
+    @inline(__always)
+    func looseBounds(_ p: inout QueryPoint) -> (lower: Double, upper: Double) {
+        let cc = cosProductBounds(&p)
+        return distanceBounds(lat: p.lat, lon: p.lon, productLower: cc.lower, productUpper: cc.upper)
+    }
+
+    /// Bounds of `cos φc · cos φp` (centre, point) from the point's latitude alone. With
+    /// `δ = |φc − φp|` (at most π) and `s ≥ |sin φp|`: `cos φc = cos φp cos δ ∓ sin φp sin δ`,
+    /// `1 − δ²/2 ≤ cos δ ≤ 1` and `0 ≤ sin δ ≤ δ`, so
+    /// `cos φp (1 − δ²/2) − s δ ≤ cos φc ≤ cos φp + s δ`, and `cos φc ≥ 0`. Times `cos φp`,
+    /// with `y = δ/2` (the haversine's own half difference), `c2 = cos²φp`, `k = 2 cos φp s`:
+    /// `c2 (1 − 2y²) − k y ≤ cos φc cos φp ≤ c2 + k y`. Rounding moves these by a few ulps,
+    /// as it moved the product of two rounded cosines these filters used before; the
+    /// relative 1e-12 of the sphere bound (`SphericalBounds`) covers both.
+    @inline(__always)
+    func cosProductBounds(_ p: inout QueryPoint) -> (lower: Double, upper: Double) {
+        let t = p.productTerms()
+        let y = Swift.abs(p.lat - lat) * (Double.pi / 180 * 0.5)
+        let ky = t.k * y
+        return (Swift.max(0, t.c2 - (2 * t.c2) * (y * y) - ky), t.c2 + ky)
+    }
+
+    /// The haversine bounds of `distanceBounds(_:)` for `cos φc cos φp` within
+    /// `[productLower, productUpper]` (the lower distance from the lower product).
+    @inline(__always)
+    func distanceBounds(lat plat: Double, lon plon: Double, productLower ccLo: Double, productUpper ccHi: Double)
+        -> (lower: Double, upper: Double) {
         let d2r = Double.pi / 180
         let yl = Swift.abs(plat - lat) * (d2r * 0.5)
         var dlon = Swift.abs(plon - lon)
         if dlon > 180 { dlon = 360 - dlon }
         let yn = dlon * (d2r * 0.5)
-        let cc = centreCos * pcos
         let l2 = yl * yl, n2 = yn * yn
         // y - y³/6 + y⁵/120 (upper), minus y⁷/5040 (lower).
         let sLatHi = yl * (1 - l2 * (1.0 / 6) * (1 - l2 * (1.0 / 20)))
         let sLonHi = yn * (1 - n2 * (1.0 / 6) * (1 - n2 * (1.0 / 20)))
         let sLatLo = sLatHi - yl * (l2 * l2 * l2) * (1.0 / 5040)
         let sLonLo = sLonHi - yn * (n2 * n2 * n2) * (1.0 / 5040)
-        let hLo = sLatLo * sLatLo + cc * (sLonLo * sLonLo)
-        let hHi = sLatHi * sLatHi + cc * (sLonHi * sLonHi)
+        let hLo = sLatLo * sLatLo + ccLo * (sLonLo * sLonLo)
+        let hHi = sLatHi * sLatHi + ccHi * (sLonHi * sLonHi)
         let angleLo = 2 * hLo.squareRoot()
         let x = hHi.squareRoot()
         // asin(x) <= x + x³/6 + (3/40) x⁵ / (1 - x²) (later coefficients are smaller); 0.0758 >= (3/40) / 0.99.
@@ -127,11 +174,17 @@ extension CompiledCircle {
     /// bounds when they are clear.
     @inline(__always)
     func isWithin(_ p: inout QueryPoint, extra: Double) -> Bool {
-        let cc = cosLat
-        let b = distanceBounds(lat: p.lat, lon: p.lon, cosLat: p.cosLat(), centreCos: cc)
+        let b = looseBounds(&p)
         if b.upper - radius <= extra { return true }
         if b.lower - radius > extra { return false }
-        let t = tightBounds(&p, centreCos: cc)
+        return refinedIsWithin(&p, extra: extra)
+    }
+
+    /// `isWithin` past the loose bounds: the tight bounds (with the centre's cosine), then
+    /// the exact distance. Out of line: few candidates get here.
+    @inline(never)
+    func refinedIsWithin(_ p: inout QueryPoint, extra: Double) -> Bool {
+        let t = tightBounds(&p, centreCos: cosLat)
         if t.upper - radius <= extra { return true }
         if t.lower - radius > extra { return false }
         return exactDistance(p) - radius <= extra
@@ -149,18 +202,20 @@ extension CompiledCircle {
         return nil
     }
 
-    /// docs/evaluation.md state (see `FenceState`).
+    /// docs/evaluation.md state (see `FenceState`): the loose haversine bounds decide most
+    /// candidates without the centre's cosine; the rest go to `refinedState`.
     @inline(__always)
     func state(_ p: inout QueryPoint, accuracy a: Double, margin m: Double) -> FenceState {
-        state(&p, accuracy: a, margin: m, centreCos: cosLat)
+        let b = looseBounds(&p)
+        if let s = decide(b.lower, b.upper, a, m) { return s }
+        return refinedState(&p, accuracy: a, margin: m)
     }
 
-    /// As `state(_:accuracy:margin:)`, given `cosLat` of the centre (the same number, e.g. cached).
-    @inline(__always)
-    func state(_ p: inout QueryPoint, accuracy a: Double, margin m: Double, centreCos: Double) -> FenceState {
-        let b = distanceBounds(lat: p.lat, lon: p.lon, cosLat: p.cosLat(), centreCos: centreCos)
-        if let s = decide(b.lower, b.upper, a, m) { return s }
-        let t = tightBounds(&p, centreCos: centreCos)
+    /// The state past the loose bounds: the tight bounds (with the centre's cosine), then
+    /// the exact distance. Out of line: few candidates get here.
+    @inline(never)
+    func refinedState(_ p: inout QueryPoint, accuracy a: Double, margin m: Double) -> FenceState {
+        let t = tightBounds(&p, centreCos: cosLat)
         if let s = decide(t.lower, t.upper, a, m) { return s }
         let d = exactDistance(p)
         if d + a <= radius { return .inside }
