@@ -23,6 +23,17 @@ final class EvaluatorReferenceTests: XCTestCase {
         return set.fences
     }
 
+    /// The real fences with every option exercised: one-shots, muted exits, dwell.
+    static func optionedFences() throws -> [Fence] {
+        var fences = try realFences()
+        for k in fences.indices {
+            if k % 3 == 0 { fences[k].options.repeats = false }
+            if k % 5 == 0 { fences[k].options.notifyOnExit = false }
+            if !fences[k].shape.isCircle && k % 2 == 0 { fences[k].options.dwell = 1800 }
+        }
+        return fences
+    }
+
     static func realFixes(accuracySeed: UInt64?) throws -> [Fix] {
         let reader = try LogReader(path: Self.root + "/data/virginia_beach_ais.csv")
         var fixes = try reader.readAll()

@@ -21,15 +21,7 @@ final class GeofencerTests: XCTestCase {
         }
     }
 
-    func optionedFences() throws -> [Fence] {
-        var fences = try data.realFences()
-        for k in fences.indices {
-            if k % 3 == 0 { fences[k].options.repeats = false }
-            if k % 5 == 0 { fences[k].options.notifyOnExit = false }
-            if !fences[k].shape.isCircle && k % 2 == 0 { fences[k].options.dwell = 1800 }
-        }
-        return fences
-    }
+    func optionedFences() throws -> [Fence] { try data.optionedFences() }
 
     func testStreamedEventsMatchReference() throws {
         let fences = try optionedFences()

@@ -12,16 +12,7 @@ final class StateTests: XCTestCase {
     typealias data = EvaluatorReferenceTests
     let settings = EvaluationSettings(exitMargin: 20, dwell: 900)
 
-    /// Fences with every option exercised: one-shots, muted exits, dwell.
-    func fences() throws -> [Fence] {
-        var fences = try data.realFences()
-        for k in fences.indices {
-            if k % 3 == 0 { fences[k].options.repeats = false }
-            if k % 5 == 0 { fences[k].options.notifyOnExit = false }
-            if !fences[k].shape.isCircle && k % 2 == 0 { fences[k].options.dwell = 1800 }
-        }
-        return fences
-    }
+    func fences() throws -> [Fence] { try data.optionedFences() }
 
     /// The log's fixes with device names (the reader's table), accuracies seeded.
     func fixes() throws -> (fixes: [Fix], names: [String]) {
