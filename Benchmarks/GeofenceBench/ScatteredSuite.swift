@@ -118,29 +118,14 @@ struct ScatteredSuite {
         // The same fences compiled once (`geofence compile`, timed apart): the run then opens them.
         let compiledPath = NSTemporaryDirectory() + "geofence-bench-scattered-\(getpid()).gfc"
         defer { try? FileManager.default.removeItem(atPath: compiledPath) }
-        let c = Process()
-        c.executableURL = URL(fileURLWithPath: cli)
-        c.arguments = ["compile", "--fences", fencePath, "-o", compiledPath]
-        c.standardOutput = FileHandle.nullDevice
-        let tc = Clock.now()
-        try c.run()
-        c.waitUntilExit()
-        let compileSeconds = Double(Clock.now() - tc) / 1e9
-        guard c.terminationStatus == 0 else { throw BenchError.failed("geofence compile exited \(c.terminationStatus) on \(fencePath)") }
+        let compileSeconds = try ScatteredSuite.timed(cli, ["compile", "--fences", fencePath, "-o", compiledPath], what: fencePath)
         let threadCounts = Array(Set([1, max(2, ProcessInfo.processInfo.activeProcessorCount)])).sorted()
         for (compiled, threads) in [false, true].flatMap({ c in threadCounts.map { (c, $0) } }) {
             var times: [Double] = []
             var fenceSeconds: [Double] = []
             for r in 0...repeats {
-                let p = Process()
-                p.executableURL = URL(fileURLWithPath: cli)
-                p.arguments = ["evaluate", "--fences", compiled ? compiledPath : fencePath, "--log", fixPath, "--threads", "\(threads)", "--quiet", "--summary", summary]
-                p.standardOutput = FileHandle.nullDevice
-                let t0 = Clock.now()
-                try p.run()
-                p.waitUntilExit()
-                let t = Double(Clock.now() - t0) / 1e9
-                guard p.terminationStatus == 0 else { throw BenchError.failed("geofence evaluate exited \(p.terminationStatus) on \(fencePath)") }
+                let t = try ScatteredSuite.timed(cli, ["evaluate", "--fences", compiled ? compiledPath : fencePath, "--log", fixPath,
+                                                       "--threads", "\(threads)", "--quiet", "--summary", summary], what: fencePath)
                 let s = try JSONParser.parse(Array(try Data(contentsOf: URL(fileURLWithPath: summary))))
                 let counts = s["events"]
                 let events = ["enter", "exit", "dwell"].reduce(0) { $0 + Int(counts?[$1]?.doubleValue ?? -1) }
@@ -156,5 +141,19 @@ struct ScatteredSuite {
                                    note: String(format: "from file: whole `geofence evaluate` run (%@ %.2f s included, CSV %.0f MB, %d events), median of %d (%.3f s)",
                                                 source, Stats.median(fenceSeconds), Double(bytes) / 1e6, expectedEvents, repeats, secs)))
         }
+    }
+
+    /// Runs `geofence ARGS` (stdout discarded) and returns its wall time in seconds.
+    /// - Throws: `BenchError.failed` when it exits non-zero.
+    static func timed(_ cli: String, _ args: [String], what: String) throws -> Double {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: cli)
+        p.arguments = args
+        p.standardOutput = FileHandle.nullDevice
+        let t0 = Clock.now()
+        try p.run()
+        p.waitUntilExit()
+        guard p.terminationStatus == 0 else { throw BenchError.failed("geofence \(args[0]) exited \(p.terminationStatus) on \(what)") }
+        return Double(Clock.now() - t0) / 1e9
     }
 }
