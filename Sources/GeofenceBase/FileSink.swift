@@ -55,6 +55,14 @@ public struct FileSink: TextSink {
         if failed != 0 { throw .output(OutputError(path: shownPath, .write, errno: failed)) }
     }
 
+    /// Writes `bytes` whole.
+    /// - Throws: `GeofenceError.output` with the errno of the failed write.
+    /// - Complexity: O(n) in the byte count.
+    public mutating func write(bytes: UnsafeRawBufferPointer) throws(GeofenceError) {
+        let failed = AtomicFile.writeAll(fd, bytes)
+        if failed != 0 { throw .output(OutputError(path: shownPath, .write, errno: failed)) }
+    }
+
     /// Closes the file and renames it into place (nothing for standard output).
     /// - Throws: `GeofenceError.output` when closing or renaming fails (the temporary file is removed).
     public func finish() throws(GeofenceError) {

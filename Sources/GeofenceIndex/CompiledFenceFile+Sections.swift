@@ -8,29 +8,38 @@ import GeofenceBase
 /// Lays out sections after the header and section table, each aligned to 64 bytes.
 struct SectionWriter {
     typealias Section = CompiledFenceFile.Section
-    private var sections: [(Section, [UInt8])] = []
+    /// A section to write: its length and checksum, and how to reach its bytes (the array
+    /// itself, held without a copy, so the file is never assembled in memory).
+    private struct Pending {
+        var section: Section
+        var count: Int
+        var hash: UInt64
+        var withBytes: ((UnsafeRawBufferPointer) -> Void) -> Void
+    }
+    private var sections: [Pending] = []
 
     mutating func put<T>(_ s: Section, _ values: [T]) {
-        values.withUnsafeBufferPointer { put(s, $0) }
+        let (count, hash) = values.withUnsafeBytes { ($0.count, Hash64.hash($0.baseAddress, count: $0.count)) }
+        sections.append(Pending(section: s, count: count, hash: hash, withBytes: { body in values.withUnsafeBytes { body($0) } }))
     }
 
     mutating func put<T>(_ s: Section, _ values: UnsafeBufferPointer<T>) {
-        let raw = UnsafeRawBufferPointer(values)
-        sections.append((s, Array(raw)))
+        // Memory that outlives no caller: copied.
+        put(s, Array(UnsafeRawBufferPointer(values)))
     }
 
-    /// The whole file: header, section table, sections.
-    func finish() -> [UInt8] {
+    /// The header and section table of the file, and the offset of each section.
+    private func layout() -> (head: [UInt8], placed: [Int], total: Int) {
         let F = CompiledFenceFile.self
         var offset = F.headerSize + F.entrySize * sections.count
         offset = (offset + F.alignment - 1) / F.alignment * F.alignment
         var table: [UInt8] = []
         var placed: [Int] = []
-        for (s, bytes) in sections {
+        for p in sections {
             placed.append(offset)
-            table.appendLE(s.rawValue); table.appendLE(UInt32(0))
-            table.appendLE(UInt64(offset)); table.appendLE(UInt64(bytes.count)); table.appendLE(Hash64.hash(bytes))
-            offset = (offset + bytes.count + F.alignment - 1) / F.alignment * F.alignment
+            table.appendLE(p.section.rawValue); table.appendLE(UInt32(0))
+            table.appendLE(UInt64(offset)); table.appendLE(UInt64(p.count)); table.appendLE(p.hash)
+            offset = (offset + p.count + F.alignment - 1) / F.alignment * F.alignment
         }
         let total = offset
         var header: [UInt8] = F.magic
@@ -40,11 +49,37 @@ struct SectionWriter {
         let check = Hash64.hash(header + table)
         header.appendLE(check)
         header += [UInt8](repeating: 0, count: F.headerSize - header.count)
-        var out = [UInt8](repeating: 0, count: total)
-        out.replaceSubrange(0..<header.count, with: header)
-        out.replaceSubrange(F.headerSize..<(F.headerSize + table.count), with: table)
-        for (k, (_, bytes)) in sections.enumerated() { out.replaceSubrange(placed[k]..<(placed[k] + bytes.count), with: bytes) }
-        return out
+        return (header + table, placed, total)
+    }
+
+    /// Writes the whole file to `sink`: header, section table, then each section at its
+    /// aligned offset (zero padding between), straight from the arrays put.
+    /// - Throws: `GeofenceError.output` when a write fails.
+    func write(to sink: inout FileSink) throws(GeofenceError) {
+        let (head, placed, total) = layout()
+        var failure: GeofenceError? = nil
+        /// Writes `b` unless an earlier write failed.
+        func put(_ b: UnsafeRawBufferPointer) {
+            guard failure == nil else { return }
+            do { try sink.write(bytes: b) } catch { failure = error }
+        }
+        head.withUnsafeBytes { put($0) }
+        var at = head.count
+        let zeros = [UInt8](repeating: 0, count: CompiledFenceFile.alignment)
+        func pad(to offset: Int) {
+            while at < offset {
+                let n = min(offset - at, zeros.count)
+                zeros.withUnsafeBytes { put(UnsafeRawBufferPointer(rebasing: $0[..<n])) }
+                at += n
+            }
+        }
+        for (k, p) in sections.enumerated() {
+            pad(to: placed[k])
+            p.withBytes { put($0) }
+            at += p.count
+        }
+        pad(to: total)
+        if let failure { throw failure }
     }
 }
 

@@ -114,7 +114,11 @@ public struct CompiledFenceFile: Sendable {
         w.put(.sources, sources)
         w.put(.sourceFiles, Array(JSONWriter.string(.array(files.map { .string($0) })).utf8))
         w.put(.propertyEnds, propEnds); w.put(.propertyBytes, propBytes)
-        try AtomicFile.write(w.finish(), to: path)
+        // Straight from the arrays to the file (no copy of them, no whole file in memory),
+        // under a temporary name renamed into place.
+        var sink = try FileSink(path: path)
+        do { try w.write(to: &sink) } catch { sink.abandon(); throw error }
+        try sink.finish()
     }
 
     // MARK: Opening
