@@ -60,6 +60,25 @@ extension FenceLoader {
         do { return try builder.finish() } catch { return nil }
     }
 
+    /// Hands every fence of clean GeoJSON and CSV files to `each`, in file order, as the fast
+    /// readers read them whole (properties as ``keepProperties`` says, sources with their
+    /// lines): the fences ``compactCircles(paths:indexing:blockSize:)`` indexes, one at a time,
+    /// for a caller that needs their properties without holding them all. false when a file
+    /// is not one the fast readers take whole (the fences handed over so far are then not
+    /// the files'), or `each` stopped.
+    /// - Throws: ``GeofenceError/input(_:)`` when a file cannot be read.
+    /// - Complexity: O(total bytes); one file's bytes held at a time.
+    public func forEachFastFence(paths: [String], _ each: (Fence) -> Bool) throws(GeofenceError) -> Bool {
+        guard reproject == nil else { return false }
+        for path in paths {
+            guard path != "-", !CompiledFenceFile.isCompiled(path: path), Self.vectorSource(path: path) == nil else { return false }
+            let bytes = try Self.textInput(path)
+            let format = Self.format(path: Self.withoutGzipSuffix(path), bytes: bytes)
+            guard format == .csv ? fastCSV(bytes, name: path, each) : fastGeoJSON(bytes, name: path, each) else { return false }
+        }
+        return true
+    }
+
     /// Reads a plain (not gzip) CSV file in blocks of about `blockSize` bytes cut at record
     /// ends, and hands each block to `body` as a CSV text of its own: the file's header line
     /// (byte-order mark included), then whole records. A cut is a line feed outside quotes

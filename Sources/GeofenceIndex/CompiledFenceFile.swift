@@ -70,7 +70,50 @@ public struct CompiledFenceFile: Sendable {
     ///   `.internal` when `index` was changed since its build.
     /// - Complexity: O(size of the index + size of the properties).
     public static func write(index: FenceIndex, fences: [Fence], to path: String) throws(GeofenceError) {
-        guard index.pendingChanges == 0, index.count == index.slotCount, index.slotCount == fences.count else {
+        guard index.slotCount == fences.count else {
+            throw .internal("a compiled fence file needs a freshly built index over the fences given")
+        }
+        var sides = SideSections(capacity: fences.count)
+        for f in fences { sides.add(f) }
+        try write(index: index, options: FenceOptionTable(fences.lazy.map(\.options)), sides: sides, to: path)
+    }
+
+    /// The side sections of a compiled file (each fence's source and properties), gathered
+    /// fence by fence in slot order, so a caller can stream fences in without holding them.
+    public struct SideSections {
+        var files: [String] = [], fileIndex: [String: Int64] = [:]
+        var sources: [Int64] = []
+        var propEnds: [UInt64] = [0], propBytes: [UInt8] = []
+
+        /// Room for about `capacity` fences.
+        public init(capacity: Int = 0) {
+            sources.reserveCapacity(3 * capacity)
+            propEnds.reserveCapacity(capacity + 1)
+        }
+
+        /// Fences added.
+        public var count: Int { propEnds.count - 1 }
+
+        /// Adds the next fence's source and properties.
+        /// - Complexity: O(size of its properties).
+        public mutating func add(_ f: Fence) {
+            let fi: Int64
+            if let k = fileIndex[f.source.file] { fi = k } else {
+                fi = Int64(files.count); fileIndex[f.source.file] = fi; files.append(f.source.file)
+            }
+            sources += [fi, Int64(f.source.line ?? -1), Int64(f.source.feature ?? -1)]
+            if !f.properties.isEmpty { propBytes += Array(JSONWriter.string(.object(f.properties)).utf8) }
+            propEnds.append(UInt64(propBytes.count))
+        }
+    }
+
+    /// Writes an index (fresh: built in slot order, no change since), the options of its
+    /// slots and the side sections of its fences (in slot order), atomically.
+    /// - Throws: `GeofenceError.output` when the file cannot be written; `.internal` when
+    ///   `index` was changed since its build or the counts differ.
+    /// - Complexity: O(size of the index + size of the properties).
+    public static func write(index: FenceIndex, options: FenceOptionTable, sides: SideSections, to path: String) throws(GeofenceError) {
+        guard index.pendingChanges == 0, index.count == index.slotCount, index.slotCount == sides.count, options.count == sides.count else {
             throw .internal("a compiled fence file needs a freshly built index over the fences given")
         }
         var w = SectionWriter()
@@ -93,27 +136,13 @@ public struct CompiledFenceFile: Sendable {
         w.put(.bandStarts, p.bandStarts); w.put(.bandEdges, p.bandEdges); w.put(.polygonParts, p.polygonParts)
         w.put(.treeWords, UnsafeBufferPointer(start: tree.storage.words, count: tree.storage.count))
         w.put(.treeNodeStarts, tree.nodeStarts.map { Int64($0) })
-        let table = FenceOptionTable(fences.map(\.options))
+        let table = options
         w.put(.optionFlags, table.flags); w.put(.dwellSlots, table.dwellSlots); w.put(.dwellValues, table.dwellValues)
         w.put(.noteSlots, table.noteSlots); w.put(.noteEnds, table.noteEnds); w.put(.noteBytes, table.noteBytes)
         // Side sections: sources and properties.
-        var files: [String] = [], fileIndex: [String: Int64] = [:]
-        var sources: [Int64] = []
-        sources.reserveCapacity(3 * fences.count)
-        var propEnds: [UInt64] = [0], propBytes: [UInt8] = []
-        propEnds.reserveCapacity(fences.count + 1)
-        for f in fences {
-            let fi: Int64
-            if let k = fileIndex[f.source.file] { fi = k } else {
-                fi = Int64(files.count); fileIndex[f.source.file] = fi; files.append(f.source.file)
-            }
-            sources += [fi, Int64(f.source.line ?? -1), Int64(f.source.feature ?? -1)]
-            if !f.properties.isEmpty { propBytes += Array(JSONWriter.string(.object(f.properties)).utf8) }
-            propEnds.append(UInt64(propBytes.count))
-        }
-        w.put(.sources, sources)
-        w.put(.sourceFiles, Array(JSONWriter.string(.array(files.map { .string($0) })).utf8))
-        w.put(.propertyEnds, propEnds); w.put(.propertyBytes, propBytes)
+        w.put(.sources, sides.sources)
+        w.put(.sourceFiles, Array(JSONWriter.string(.array(sides.files.map { .string($0) })).utf8))
+        w.put(.propertyEnds, sides.propEnds); w.put(.propertyBytes, sides.propBytes)
         // Straight from the arrays to the file (no copy of them, no whole file in memory),
         // under a temporary name renamed into place.
         var sink = try FileSink(path: path)

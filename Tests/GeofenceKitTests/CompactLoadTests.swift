@@ -154,6 +154,28 @@ final class CompactLoadTests: XCTestCase {
         XCTAssertEqual(lenient.skippedProblems.values.reduce(0, +), 1)
     }
 
+    /// A compiled file written from the streamed index and side sections gathered fence by
+    /// fence is byte for byte the file written from the fences held whole.
+    func testCompiledFileFromStreamedSidesIsTheSameBytes() throws {
+        let paths = [CLI.data("ports.csv"), CLI.data("airports.csv")]
+        let g = try Geofencer(contentsOf: paths)
+        let fences = try FenceSet.load(paths: paths, crs: nil).fences
+        var sides = CompiledFenceFile.SideSections()
+        XCTAssertTrue(try FenceLoader().forEachFastFence(paths: paths) { sides.add($0); return true })
+        let a = CLI.tempPath("whole.gfc"), b = CLI.tempPath("streamed.gfc")
+        defer { for p in [a, b] { try? FileManager.default.removeItem(atPath: p) } }
+        try CompiledFenceFile.write(index: g.compiled.index, fences: fences, to: a)
+        try CompiledFenceFile.write(index: g.compiled.index, options: g.compiled.optionTable, sides: sides, to: b)
+        let whole = try Data(contentsOf: URL(fileURLWithPath: a)), streamed = try Data(contentsOf: URL(fileURLWithPath: b))
+        XCTAssertGreaterThan(whole.count, 100_000)
+        XCTAssertEqual(whole, streamed)
+        XCTAssertEqual(try CompiledFenceFile.open(path: b).fences(), fences)
+        // Counts that do not match the index are refused, not written.
+        var short = CompiledFenceFile.SideSections()
+        short.add(fences[0])
+        XCTAssertThrowsError(try CompiledFenceFile.write(index: g.compiled.index, options: g.compiled.optionTable, sides: short, to: b))
+    }
+
     /// Geofencer's answers from the streamed index are those of the general path, and
     /// the fences (with properties) are read again for commands that write them back.
     func testGeofencerStreamsAndReloadsProperties() throws {
