@@ -36,6 +36,9 @@ public struct LogReaderOptions: Sendable {
     /// Bytes of the log each parse worker takes at a time when ``threads`` is above 1
     /// (default 1 MiB); tests use tiny ones to put chunk boundaries everywhere.
     public var parallelChunkSize: Int = 1 << 20
+    /// The largest gzip member (compressed or inflated) the workers inflate ahead (4 MiB);
+    /// tests lower it.
+    var gzipMemberLimit = GzipMembers.defaultMemberLimit
 
     /// Options with the defaults: format from the name or content, default columns, strict,
     /// GPX device from the file name, all GPX point kinds, 1 MiB chunks, 64 MiB maximum line.

@@ -43,6 +43,29 @@ struct ChunkResult: @unchecked Sendable {
     var endLine = 0
 }
 
+/// The parse workers' results, one slot per chunk, at an address that stays put while a round
+/// is parsed in the background (grown only between rounds).
+final class ChunkSlots: @unchecked Sendable {
+    private(set) var base: UnsafeMutablePointer<ChunkResult> = .allocate(capacity: 0)
+    private(set) var capacity = 0
+
+    /// At least `n` slots (the results already there are kept).
+    func reserve(_ n: Int) {
+        guard n > capacity else { return }
+        let grown = UnsafeMutablePointer<ChunkResult>.allocate(capacity: n)
+        grown.moveInitialize(from: base, count: capacity)
+        (grown + capacity).initialize(repeating: ChunkResult(), count: n - capacity)
+        base.deallocate()
+        base = grown
+        capacity = n
+    }
+
+    deinit {
+        base.deinitialize(count: capacity)
+        base.deallocate()
+    }
+}
+
 /// Reads a CSV or NDJSON log with several threads, giving the same fixes, devices, skip counts,
 /// messages and errors as a serial read (docs/logs.md#parallel-reading).
 ///
@@ -61,17 +84,43 @@ struct ParallelReader {
     let chunkBytes: Int
     /// Find record boundaries by quote parity (after a split fell inside a quoted field).
     var quoteParity = false
-    /// The chunks' results and the join's device map, reused from round to round.
-    var results: [ChunkResult] = []
+    /// The join's device map, reused from round to round.
     var global: [Int32] = []
     /// The end of input was reached.
     var done = false
 
-    /// Reads at least one more record into `out` (unless the end comes first: then `done`).
+    /// A round whose chunks are being parsed in the background (``begin(_:_:)``), or one that
+    /// could not be split and is read serially when it is finished.
+    var pending: Pending? = nil
+
+    /// What ``finish(_:_:_:_:)`` completes.
+    enum Pending {
+        /// The chunks `starts` (the last ends at `end`) of the window, parsed into ``slots``;
+        /// `done` is signalled when every chunk is parsed.
+        case parse(starts: [Int], end: Int, windowEnd: Int, endsFile: Bool, done: DispatchSemaphore)
+        /// The window holds no whole record: one serial step.
+        case serial
+    }
+
+    /// The chunks' results, reused from round to round; written by the parse workers while a
+    /// round is pending, by the joining thread otherwise.
+    let slots = ChunkSlots()
+
+    /// Reads at least one more record into `out` (unless the end comes first: then `done`):
+    /// the pending round, else a round begun and finished now.
     /// - Throws: what a serial read throws at the first bad row (strict) or a whole-file problem;
     ///   the fixes before it are in `out`.
     mutating func round(_ parser: inout LineParser, _ core: inout ReadCore, _ devices: inout DeviceState,
                         _ out: inout [Fix]) throws(GeofenceError) {
+        if pending == nil { begin(parser, &core) }
+        try finish(&parser, &core, &devices, &out)
+    }
+
+    /// Starts the next round: fills the window and hands its chunks to the parse workers in the
+    /// background, to be joined by ``finish(_:_:_:_:)``. Touches nothing the join or the caller
+    /// reads until then but `core`'s window, which must not move before the round is finished.
+    mutating func begin(_ parser: LineParser, _ core: inout ReadCore) {
+        guard pending == nil, !done else { return }
         guard let source = core.source else { done = true; return }
         let target = Swift.min(2 * threads * chunkBytes, core.maxLineLength)
         if core.end - core.pos < target && !core.eof {
@@ -96,7 +145,7 @@ struct ParallelReader {
         let guesses = (1..<parts).map { s0 + (e0 - s0) * $0 / parts }
         let cut = quoteParity ? Self.boundariesByParity(base, s0, e0, eof: core.eof, guesses: guesses)
                               : Self.boundaries(base, s0, e0, eof: core.eof, guesses: guesses)
-        guard let roundEnd = cut.end, roundEnd > s0 else { return try serialStep(&parser, &core, &devices, &out) }
+        guard let roundEnd = cut.end, roundEnd > s0 else { pending = .serial; return }
         let starts = [s0] + cut.starts.filter { $0 < roundEnd }
         let chunkCount = starts.count
 
@@ -105,25 +154,44 @@ struct ParallelReader {
                                      timeUnitDetected: core.timeUnitDetected, firstNumericTime: core.firstNumericTime,
                                      timeRange: core.timeRange)
         let endsFile = core.eof
-        // Results are reused from round to round: their arrays keep their capacity.
-        while results.count < chunkCount { results.append(ChunkResult()) }
+        slots.reserve(chunkCount)
+        let results = UnsafeShared(base: slots.base)
         let sharedParser = parser
-        results.withUnsafeMutableBufferPointer { rs in
-            let slots = UnsafeShared(base: rs.baseAddress!)
+        let done = DispatchSemaphore(value: 0)
+        pending = .parse(starts: starts, end: roundEnd, windowEnd: e0, endsFile: endsFile, done: done)
+        DispatchQueue.global().async {
             DispatchQueue.concurrentPerform(iterations: chunkCount) { i in
                 let to = i + 1 < starts.count ? starts[i + 1] : roundEnd
-                Self.parse(sharedParser, window.base, from: starts[i], to: to, endsFile: endsFile && to == e0, settings, into: &slots.base[i])
+                Self.parse(sharedParser, window.base, from: starts[i], to: to, endsFile: endsFile && to == e0, settings,
+                           into: &results.base[i])
             }
+            done.signal()
         }
+    }
 
-        // Join in file order; a chunk's lines count from its start.
+    /// Waits for the pending round's parse, if any (before the window or the reader goes away).
+    mutating func waitIdle() {
+        if case .parse(_, _, _, _, let done)? = pending {
+            done.wait()
+            done.signal()
+        }
+    }
+
+    /// Joins the pending round in file order (a chunk's lines count from its start), or reads
+    /// the serial step it stands for.
+    mutating func finish(_ parser: inout LineParser, _ core: inout ReadCore, _ devices: inout DeviceState,
+                         _ out: inout [Fix]) throws(GeofenceError) {
+        guard let p = pending else { return }
+        pending = nil
+        guard case .parse(let starts, let roundEnd, let e0, let endsFile, let done) = p else {
+            return try serialStep(&parser, &core, &devices, &out)
+        }
+        done.wait()
+        let chunkCount = starts.count
         for i in 0..<chunkCount {
             let to = i + 1 < chunkCount ? starts[i + 1] : roundEnd
-            var r = ChunkResult()
-            swap(&r, &results[i])
-            defer { swap(&r, &results[i]) }
-            try join(&r, parser: parser, from: starts[i], to: to, endsFile: endsFile && to == e0, &core, &devices, &out)
-            if r.straddle != nil { return try serialStep(&parser, &core, &devices, &out) }
+            try join(&slots.base[i], parser: parser, from: starts[i], to: to, endsFile: endsFile && to == e0, &core, &devices, &out)
+            if slots.base[i].straddle != nil { return try serialStep(&parser, &core, &devices, &out) }
         }
     }
 
