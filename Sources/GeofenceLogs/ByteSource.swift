@@ -121,7 +121,10 @@ final class ByteSource {
             }
             stream = s
             // A file of one chunk gains nothing from a thread of its own.
-            if pipelined, ownsFD, let total = totalBytes, total > Int64(chunkSize) {
+            // Members inflated ahead from a regular file: one larger than a chunk, or a file of
+            // one chunk (all read already) with a second member to the eye.
+            if pipelined, ownsFD, let total = totalBytes,
+               total > Int64(n) || GzipMembers.firstCandidate(input, 1, n) != nil {
                 let m = GzipMembers(path: path, fd: fd, size: Int(total), threads: threads, memberLimit: memberLimit)
                 members = m
                 pipe = InflatePipe(blockSize: max(chunkSize, 1 << 16)) { (p, max) throws(ByteSourceError) -> Int in

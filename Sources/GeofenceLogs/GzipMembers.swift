@@ -330,6 +330,19 @@ final class GzipMembers: @unchecked Sendable {
             && (p[8] == 0 || p[8] == 2 || p[8] == 4) && (p[9] <= 13 || p[9] == 255)
     }
 
+    /// The first offset in `from..<count` of `p` where a header to the eye starts (the 10
+    /// bytes within `count`).
+    static func firstCandidate(_ p: UnsafePointer<UInt8>, _ from: Int, _ count: Int) -> Int? {
+        var i = from
+        while i + 10 <= count {
+            guard let hit = memchr(p + i, 0x1F, count - 10 + 1 - i) else { return nil }
+            i = p.distance(to: hit.assumingMemoryBound(to: UInt8.self))
+            if looksLikeHeader(p + i) { return i }
+            i += 1
+        }
+        return nil
+    }
+
     private func isCandidate(_ offset: Int) throws(ByteSourceError) -> Bool {
         var header = (UInt64(0), UInt16(0))
         return try withUnsafeMutableBytes(of: &header) { (b) throws(ByteSourceError) -> Bool in

@@ -276,6 +276,12 @@ public struct GzipMemberCount: Sendable, Hashable {
     public var members: Int
     /// Members the workers inflated ahead, in parallel; the others were inflated in file order.
     public var inParallel: Int
+
+    /// A count of `members`, `inParallel` of them inflated in parallel.
+    public init(members: Int, inParallel: Int) {
+        self.members = members
+        self.inParallel = inParallel
+    }
 }
 
 /// How a log is read (`--summary` says it).
