@@ -26,8 +26,10 @@ import GeofenceBase
 ///   duplicate (see ``SkipReason``).
 /// - Threads: with ``LogReaderOptions/threads`` above 1, CSV and NDJSON are parsed by that
 ///   many threads at once, in rounds of a few chunks per thread read ahead (``reading`` says
-///   so); the fixes, batches, devices, skips, messages and errors are those of a serial read,
-///   but ``line`` and ``bytesRead`` run ahead of the batches delivered.
+///   so); the next round is parsed in the background while the caller works on a batch. The
+///   fixes, batches, devices, skips, messages and errors are those of a serial read, but
+///   ``line`` and ``bytesRead`` run ahead of the batches delivered. A gzip file of several
+///   members has them inflated by the threads in parallel (``gzipMembers``).
 /// - Not thread-safe: one reader per thread; a ``DeviceTable`` is shared only between readers
 ///   used one after the other.
 public final class LogReader {

@@ -78,6 +78,11 @@ final class ChunkSlots: @unchecked Sendable {
 /// there: that record is read serially, and from then on the cuts are made where the quote
 /// parity is even. A record longer than the window, and the rest of a file whose source
 /// failed, are read serially too.
+///
+/// A round is begun (window filled and cut, chunks handed to the workers in the background)
+/// as soon as the reader has handed out a batch, and finished (parse awaited, chunks joined)
+/// when the next batch needs it: the parse overlaps whatever the caller does with the batch,
+/// and everything the join touches stays on the caller's thread.
 struct ParallelReader {
     let threads: Int
     /// Bytes per chunk.
@@ -112,14 +117,15 @@ struct ParallelReader {
     ///   the fixes before it are in `out`.
     mutating func round(_ parser: inout LineParser, _ core: inout ReadCore, _ devices: inout DeviceState,
                         _ out: inout [Fix]) throws(GeofenceError) {
-        if pending == nil { begin(parser, &core) }
+        if pending == nil { begin(parser, &core, background: false) }
         try finish(&parser, &core, &devices, &out)
     }
 
-    /// Starts the next round: fills the window and hands its chunks to the parse workers in the
-    /// background, to be joined by ``finish(_:_:_:_:)``. Touches nothing the join or the caller
+    /// Starts the next round: fills the window and hands its chunks to the parse workers, in
+    /// the background (or, not `background`, with this thread among them, returning when they
+    /// are parsed), to be joined by ``finish(_:_:_:_:)``. Touches nothing the join or the caller
     /// reads until then but `core`'s window, which must not move before the round is finished.
-    mutating func begin(_ parser: LineParser, _ core: inout ReadCore) {
+    mutating func begin(_ parser: LineParser, _ core: inout ReadCore, background: Bool = true) {
         guard pending == nil, !done else { return }
         guard let source = core.source else { done = true; return }
         let target = Swift.min(2 * threads * chunkBytes, core.maxLineLength)
@@ -159,7 +165,7 @@ struct ParallelReader {
         let sharedParser = parser
         let done = DispatchSemaphore(value: 0)
         pending = .parse(starts: starts, end: roundEnd, windowEnd: e0, endsFile: endsFile, done: done)
-        DispatchQueue.global().async {
+        let work: @Sendable () -> Void = {
             DispatchQueue.concurrentPerform(iterations: chunkCount) { i in
                 let to = i + 1 < starts.count ? starts[i + 1] : roundEnd
                 Self.parse(sharedParser, window.base, from: starts[i], to: to, endsFile: endsFile && to == e0, settings,
@@ -167,6 +173,8 @@ struct ParallelReader {
             }
             done.signal()
         }
+        // Needed now: no hand-over to another thread first.
+        if background { DispatchQueue.global().async(execute: work) } else { work() }
     }
 
     /// Waits for the pending round's parse, if any (before the window or the reader goes away).
