@@ -18,7 +18,8 @@ enum ByteSourceError: Error {
 /// single line is longer than a chunk) plus one chunk of compressed input for gzip.
 ///
 /// gzip is recognised by its magic bytes `1F 8B`, whatever the file is called; concatenated
-/// members (`cat a.gz b.gz`, `pigz`) are read one after the other. Anything after a member
+/// members (`cat a.gz b.gz`, `bgzip`) are read one after the other (by ``GzipMembers`` when
+/// pipelined from a regular file). Anything after a member
 /// that is not another member is an error ("incorrect header check"), as is a stream that ends
 /// before its trailer ("unexpected end of file").
 final class ByteSource {
