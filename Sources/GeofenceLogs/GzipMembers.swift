@@ -80,6 +80,13 @@ final class GzipMembers: @unchecked Sendable {
             self.expected = expected
         }
 
+        /// Whether the worker is done (without waiting).
+        var isDone: Bool {
+            guard done.wait(timeout: .now()) == .success else { return false }
+            done.signal()
+            return true
+        }
+
         /// Waits until the worker is done (and leaves it marked done).
         func wait() {
             done.wait()
@@ -127,13 +134,18 @@ final class GzipMembers: @unchecked Sendable {
     // MARK: Producing
 
     /// Writes up to `max` inflated bytes to `p`, in file order; 0 only at the end of the file.
+    /// Members inflated ahead fill `p` one after the other while the next one is ready; a
+    /// member inflated in file order is written on its own (so a failure drops none of the
+    /// bytes before it in `p`).
     /// - Throws: ``ByteSourceError/gzip(_:)`` as a serial read does, ``ByteSourceError/io(_:)``.
     func produce(into p: UnsafeMutablePointer<UInt8>, max: Int) throws(ByteSourceError) -> Int {
-        while true {
+        var written = 0
+        while written < max {
             switch current {
             case .ahead(let m, let offset):
-                let n = Swift.min(max, m.expected - offset)
-                if n > 0, let out = m.output { p.update(from: out + offset, count: n) }
+                let n = Swift.min(max - written, m.expected - offset)
+                if n > 0, let out = m.output { (p + written).update(from: out + offset, count: n) }
+                written += n
                 if offset + n == m.expected {
                     pos = m.end
                     current = .between
@@ -141,13 +153,18 @@ final class GzipMembers: @unchecked Sendable {
                 } else {
                     current = .ahead(m, offset: offset + n)
                 }
-                if n > 0 { return n }
             case .serial:
+                if written > 0 { return written }
                 let n = try inflateInOrder(into: p, max: max)
                 if n > 0 { return n }
             case .between:
-                if pos >= size { return 0 }
-                try plan(from: pos)
+                if pos >= size { return written }
+                if written > 0 {
+                    // More only when it is there already.
+                    guard let m = ahead.first, m.start == pos, m.isDone, m.proved else { return written }
+                } else {
+                    try plan(from: pos)
+                }
                 if let m = ahead.first, m.start == pos {
                     ahead.removeFirst()
                     m.wait()
@@ -167,6 +184,7 @@ final class GzipMembers: @unchecked Sendable {
                 try startInOrder()
             }
         }
+        return written
     }
 
     /// Hands members to workers until `window` are ahead: each from the end of the one before
