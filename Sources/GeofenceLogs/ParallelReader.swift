@@ -94,7 +94,7 @@ struct ParallelReader {
     /// The end of input was reached.
     var done = false
 
-    /// A round whose chunks are being parsed in the background (``begin(_:_:)``), or one that
+    /// A round whose chunks are being parsed in the background (``begin(_:_:background:)``), or one that
     /// could not be split and is read serially when it is finished.
     var pending: Pending? = nil
 
