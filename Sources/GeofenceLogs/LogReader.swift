@@ -26,7 +26,8 @@ import GeofenceBase
 ///   duplicate (see ``SkipReason``).
 /// - Threads: with ``LogReaderOptions/threads`` above 1, CSV and NDJSON are parsed by that
 ///   many threads at once, in rounds of a few chunks per thread read ahead (``reading`` says
-///   so); the next round is parsed in the background while the caller works on a batch. The
+///   so); with ``LogReaderOptions/readAhead``, the next round is parsed in the background
+///   while the caller works on a batch. The
 ///   fixes, batches, devices, skips, messages and errors are those of a serial read, but
 ///   ``line`` and ``bytesRead`` run ahead of the batches delivered. A gzip file of several
 ///   members has them inflated by the threads in parallel (``gzipMembers``).
@@ -196,8 +197,9 @@ public final class LogReader {
         batch.append(contentsOf: ready[readyPos..<readyPos + n])
         readyPos += n
         fixesRead += n
-        // The next round is parsed while the caller works on this batch (joined when needed).
-        if warmedUp && pendingError == nil { parallel!.begin(lineParser!, &core) }
+        // With readAhead, the next round is parsed while the caller works on this batch
+        // (joined when needed).
+        if options.readAhead && warmedUp && pendingError == nil { parallel!.begin(lineParser!, &core) }
         return true
     }
 

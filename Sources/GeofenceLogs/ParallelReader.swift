@@ -1,5 +1,6 @@
 import GeofenceBase
 import Dispatch
+import Synchronization
 import Glibc
 
 /// The line format a ``ParallelReader`` parses: a copy of the reader's parser, set up (CSV
@@ -66,6 +67,39 @@ final class ChunkSlots: @unchecked Sendable {
     }
 }
 
+/// The chunks of one round, taken one at a time by the threads that parse them (background
+/// workers, then the reader's own thread when it needs the round).
+final class RoundWork: Sendable {
+    private let next = Atomic<Int>(0)
+    private let finished = Atomic<Int>(0)
+    private let chunks: Int
+    private let parse: @Sendable (Int) -> Void
+    /// Signalled once every chunk is parsed (and raised again by each ``wait()``).
+    private let done = DispatchSemaphore(value: 0)
+
+    init(chunks: Int, parse: @escaping @Sendable (Int) -> Void) {
+        self.chunks = chunks
+        self.parse = parse
+    }
+
+    /// Parses chunks until none is left to take.
+    func run() {
+        while true {
+            let i = next.wrappingAdd(1, ordering: .relaxed).oldValue
+            guard i < chunks else { return }
+            parse(i)
+            // The last chunk parsed, by whichever thread: the round is complete.
+            if finished.wrappingAdd(1, ordering: .acquiringAndReleasing).newValue == chunks { done.signal() }
+        }
+    }
+
+    /// Waits until every chunk is parsed.
+    func wait() {
+        done.wait()
+        done.signal()
+    }
+}
+
 /// Reads a CSV or NDJSON log with several threads, giving the same fixes, devices, skip counts,
 /// messages and errors as a serial read (docs/logs.md#parallel-reading).
 ///
@@ -100,9 +134,9 @@ struct ParallelReader {
 
     /// What ``finish(_:_:_:_:)`` completes.
     enum Pending {
-        /// The chunks `starts` (the last ends at `end`) of the window, parsed into ``slots``;
-        /// `done` is signalled when every chunk is parsed.
-        case parse(starts: [Int], end: Int, windowEnd: Int, endsFile: Bool, done: DispatchSemaphore)
+        /// The chunks `starts` (the last ends at `end`) of the window, parsed into ``slots`` by
+        /// whichever threads take them from `work`.
+        case parse(starts: [Int], end: Int, windowEnd: Int, endsFile: Bool, work: RoundWork)
         /// The window holds no whole record: one serial step.
         case serial
     }
@@ -163,26 +197,25 @@ struct ParallelReader {
         slots.reserve(chunkCount)
         let results = UnsafeShared(base: slots.base)
         let sharedParser = parser
-        let done = DispatchSemaphore(value: 0)
-        pending = .parse(starts: starts, end: roundEnd, windowEnd: e0, endsFile: endsFile, done: done)
-        let work: @Sendable () -> Void = {
-            DispatchQueue.concurrentPerform(iterations: chunkCount) { i in
-                let to = i + 1 < starts.count ? starts[i + 1] : roundEnd
-                Self.parse(sharedParser, window.base, from: starts[i], to: to, endsFile: endsFile && to == e0, settings,
-                           into: &results.base[i])
-            }
-            done.signal()
+        let work = RoundWork(chunks: chunkCount) { i in
+            let to = i + 1 < starts.count ? starts[i + 1] : roundEnd
+            Self.parse(sharedParser, window.base, from: starts[i], to: to, endsFile: endsFile && to == e0, settings,
+                       into: &results.base[i])
         }
-        // Needed now: no hand-over to another thread first.
-        if background { DispatchQueue.global().async(execute: work) } else { work() }
+        pending = .parse(starts: starts, end: roundEnd, windowEnd: e0, endsFile: endsFile, work: work)
+        if background {
+            // Half the threads (the caller's evaluation has the others); the caller takes the
+            // chunks left when it needs the round.
+            for _ in 0..<Swift.max(1, threads / 2) { DispatchQueue.global().async { work.run() } }
+        } else {
+            // Needed now: every thread, this one among them, no hand-over first.
+            DispatchQueue.concurrentPerform(iterations: Swift.min(threads, chunkCount)) { _ in work.run() }
+        }
     }
 
     /// Waits for the pending round's parse, if any (before the window or the reader goes away).
     mutating func waitIdle() {
-        if case .parse(_, _, _, _, let done)? = pending {
-            done.wait()
-            done.signal()
-        }
+        if case .parse(_, _, _, _, let work)? = pending { work.wait() }
     }
 
     /// Joins the pending round in file order (a chunk's lines count from its start), or reads
@@ -191,10 +224,12 @@ struct ParallelReader {
                          _ out: inout [Fix]) throws(GeofenceError) {
         guard let p = pending else { return }
         pending = nil
-        guard case .parse(let starts, let roundEnd, let e0, let endsFile, let done) = p else {
+        guard case .parse(let starts, let roundEnd, let e0, let endsFile, let work) = p else {
             return try serialStep(&parser, &core, &devices, &out)
         }
-        done.wait()
+        // The chunks no worker has taken yet are parsed here.
+        work.run()
+        work.wait()
         let chunkCount = starts.count
         for i in 0..<chunkCount {
             let to = i + 1 < chunkCount ? starts[i + 1] : roundEnd

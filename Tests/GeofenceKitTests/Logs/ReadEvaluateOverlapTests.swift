@@ -6,8 +6,8 @@ import GeofenceKit
 @testable import GeofenceLogs
 @testable import GeofenceEvaluation
 
-/// Reading overlapped with evaluation: the next round of a parallel read is parsed while the
-/// caller evaluates the batch it was given. The command's loop (read, evaluate, spill past a
+/// Reading overlapped with evaluation (``LogReaderOptions/readAhead``): the next round of a
+/// parallel read is parsed while the caller evaluates the batch it was given. The command's loop (read, evaluate, spill past a
 /// budget, write, save the state) gives the same bytes at 1, 2 and 8 threads with chunks
 /// forced small, batches of any size, lenient or strict.
 final class ReadEvaluateOverlapTests: XCTestCase {
@@ -57,7 +57,8 @@ final class ReadEvaluateOverlapTests: XCTestCase {
         var error: String? = nil
     }
 
-    func run(_ path: String, _ compiled: CompiledFences, threads: Int, chunk: Int, batch: Int, lenient: Bool, budget: Int) -> Outcome {
+    func run(_ path: String, _ compiled: CompiledFences, threads: Int, chunk: Int, batch: Int, lenient: Bool, budget: Int,
+             readAhead: Bool = true) -> Outcome {
         var o = Outcome()
         let run = EvaluationRun(compiled: compiled, settings: EvaluationSettings(exitMargin: 10, dwell: 600), threads: threads)
         run.minimumSlice = 64
@@ -67,6 +68,7 @@ final class ReadEvaluateOverlapTests: XCTestCase {
         var options = LogReaderOptions(skipInvalid: lenient)
         options.threads = threads
         options.parallelChunkSize = chunk
+        options.readAhead = readAhead
         do {
             let reader = try LogReader(path: path, options: options, devices: devices)
             var fixes: [Fix] = []
@@ -124,10 +126,16 @@ final class ReadEvaluateOverlapTests: XCTestCase {
         var options = LogReaderOptions(skipInvalid: true)
         options.threads = 2
         options.parallelChunkSize = 4096
+        options.readAhead = true
         let reader = try LogReader(path: path, options: options)
         var fixes: [Fix] = []
         XCTAssertTrue(try reader.next(into: &fixes, max: 10))
         XCTAssertTrue(reader.roundPending, "a round is parsed while the caller works")
+        options.readAhead = false
+        let plain = try LogReader(path: path, options: options)
+        XCTAssertTrue(try plain.next(into: &fixes, max: 10))
+        XCTAssertFalse(plain.roundPending, "no read-ahead unless asked")
+        options.readAhead = true
         for _ in 0..<20 {
             let r = try LogReader(path: path, options: options)
             XCTAssertTrue(try r.next(into: &fixes, max: 5))
