@@ -40,7 +40,18 @@ public struct EvaluationSummary: Sendable {
     /// Why the logs were read serially (nil when parallel).
     public var readingReason: String? = "one thread"
 
+    /// gzip logs read by members (docs/logs.md#gzip): members read, and how many the workers
+    /// inflated ahead in parallel; nil when no log was read that way.
+    public var gzipMembers: GzipMemberCount? = nil
+
     private var readingNoted = false
+
+    /// Adds one log's gzip members (nothing when it was not read by members).
+    public mutating func noteGzipMembers(_ c: GzipMemberCount?) {
+        guard let c else { return }
+        let before = gzipMembers ?? GzipMemberCount(members: 0, inParallel: 0)
+        gzipMembers = GzipMemberCount(members: before.members + c.members, inParallel: before.inParallel + c.inParallel)
+    }
 
     /// An empty summary.
     public init() {}
@@ -62,14 +73,18 @@ public struct EvaluationSummary: Sendable {
 
     /// The summary as `--summary` writes it (docs/evaluation.md#summary).
     public var json: JSONValue {
-        .object([
+        var gzip: [(String, JSONValue)] = []
+        if let g = gzipMembers {
+            gzip = [("gzip_members", .object([("members", .number(Double(g.members))), ("inflated_in_parallel", .number(Double(g.inParallel)))]))]
+        }
+        return .object([
             ("fixes", .number(Double(fixes))), ("devices", .number(Double(devices))), ("fences", .number(Double(fences))),
             ("events", .object(EventType.allCases.map { ($0.name, .number(Double(events[$0] ?? 0))) })),
             ("skipped", .object(skipped.sorted { $0.key < $1.key }.map { ($0.key.rawValue, .number(Double($0.value))) })),
             ("skipped_total", .number(Double(skipped.values.reduce(0, +)))),
             ("threads", .number(Double(threads))),
             ("reading", .string(reading)),
-        ] + (readingReason.map { [("reading_reason", JSONValue.string($0))] } ?? []) + [
+        ] + (readingReason.map { [("reading_reason", JSONValue.string($0))] } ?? []) + gzip + [
             ("fence_seconds", .number((fenceSeconds * 1000).rounded() / 1000)),
             ("seconds", .number((seconds * 1000).rounded() / 1000)),
             ("fixes_per_second", .number(fixesPerSecond.rounded())),

@@ -98,6 +98,7 @@ public final class EventStream: Sequence, IteratorProtocol {
                 for (k, v) in r.skipped { summary.skipped[k, default: 0] += v }
                 summary.bytes += r.bytesRead
                 summary.noteReading(r.reading)
+                summary.noteGzipMembers(r.gzipMembers)
                 if nextLog < logs.count {
                     reader = try LogReader(path: logs[nextLog], options: options, devices: devices)
                     nextLog += 1

@@ -18,7 +18,8 @@ enum ByteSourceError: Error {
 /// single line is longer than a chunk) plus one chunk of compressed input for gzip.
 ///
 /// gzip is recognised by its magic bytes `1F 8B`, whatever the file is called; concatenated
-/// members (`cat a.gz b.gz`, `pigz`) are read one after the other. Anything after a member
+/// members (`cat a.gz b.gz`, `bgzip`) are read one after the other (by ``GzipMembers`` when
+/// pipelined from a regular file). Anything after a member
 /// that is not another member is an error ("incorrect header check"), as is a stream that ends
 /// before its trailer ("unexpected end of file").
 final class ByteSource {
@@ -28,11 +29,14 @@ final class ByteSource {
     /// Size of the file in bytes when it is a regular file (nil for pipes and terminals).
     let totalBytes: Int64?
     /// Bytes taken from the file so far (compressed bytes for gzip): progress against `totalBytes`.
-    var bytesRead: Int64 { readCount.load(ordering: .relaxed) }
+    var bytesRead: Int64 { members?.bytesRead ?? readCount.load(ordering: .relaxed) }
     /// (Written by the inflating thread when gzip is pipelined.)
     private let readCount = Atomic<Int64>(0)
     /// gzip read in parallel: the thread that inflates ahead.
     private var pipe: InflatePipe?
+    /// gzip from a regular file read in parallel: its members, inflated ahead by the workers
+    /// where there are several (docs/logs.md#gzip).
+    private(set) var members: GzipMembers?
     let chunkSize: Int
 
     /// The decoded bytes: the reader's window is a range of `base[0..<capacity]`.
@@ -54,8 +58,10 @@ final class ByteSource {
     ///   cannot be opened or is a directory, ``InputError/Kind/readFailed(errno:)`` when reading
     ///   fails, ``InputError/Kind/malformed`` when zlib cannot start.
     /// With `pipelined`, gzip is inflated ahead on a thread of its own (``InflatePipe``), unless
-    /// the file is no larger than one chunk.
-    init(path: String, chunkSize: Int, pipelined: Bool = false) throws(GeofenceError) {
+    /// the file is no larger than one chunk; from a regular file, with its members inflated
+    /// ahead by up to `threads` workers when it has several (``GzipMembers``).
+    init(path: String, chunkSize: Int, pipelined: Bool = false, threads: Int = 1,
+         memberLimit: Int = GzipMembers.defaultMemberLimit) throws(GeofenceError) {
         self.path = path
         self.chunkSize = chunkSize
         if path == "-" {
@@ -116,7 +122,16 @@ final class ByteSource {
             }
             stream = s
             // A file of one chunk gains nothing from a thread of its own.
-            if pipelined && (totalBytes ?? Int64.max) > Int64(chunkSize) {
+            // Members inflated ahead from a regular file: one larger than a chunk, or a file of
+            // one chunk (all read already) with a second member to the eye.
+            if pipelined, ownsFD, let total = totalBytes,
+               total > Int64(n) || GzipMembers.firstCandidate(input, 1, n) != nil {
+                let m = GzipMembers(path: path, fd: fd, size: Int(total), threads: threads, memberLimit: memberLimit)
+                members = m
+                pipe = InflatePipe(blockSize: max(chunkSize, 1 << 16)) { (p, max) throws(ByteSourceError) -> Int in
+                    try m.produce(into: p, max: max)
+                }
+            } else if pipelined && (totalBytes ?? Int64.max) > Int64(chunkSize) {
                 let source = UnsafeSource(self)
                 pipe = InflatePipe(blockSize: max(chunkSize, 1 << 16)) { (p, max) throws(ByteSourceError) -> Int in
                     try source.base.inflateSome(into: p, max: max)
@@ -136,6 +151,8 @@ final class ByteSource {
 
     deinit {
         pipe?.stop()
+        // The workers read the file: wait for them before it is closed.
+        members?.stop()
         if let stream {
             inflateEnd(stream)
             stream.deinitialize(count: 1)

@@ -26,8 +26,11 @@ import GeofenceBase
 ///   duplicate (see ``SkipReason``).
 /// - Threads: with ``LogReaderOptions/threads`` above 1, CSV and NDJSON are parsed by that
 ///   many threads at once, in rounds of a few chunks per thread read ahead (``reading`` says
-///   so); the fixes, batches, devices, skips, messages and errors are those of a serial read,
-///   but ``line`` and ``bytesRead`` run ahead of the batches delivered.
+///   so); with ``LogReaderOptions/readAhead``, the next round is parsed in the background
+///   while the caller works on a batch. The
+///   fixes, batches, devices, skips, messages and errors are those of a serial read, but
+///   ``line`` and ``bytesRead`` run ahead of the batches delivered. A gzip file of several
+///   members has them inflated by the threads in parallel (``gzipMembers``).
 /// - Not thread-safe: one reader per thread; a ``DeviceTable`` is shared only between readers
 ///   used one after the other.
 public final class LogReader {
@@ -79,7 +82,8 @@ public final class LogReader {
         self.path = path
         self.options = options
         self.devices = devices
-        source = try ByteSource(path: path, chunkSize: options.chunkSize, pipelined: options.threads > 1)
+        source = try ByteSource(path: path, chunkSize: options.chunkSize, pipelined: options.threads > 1, threads: options.threads,
+                                memberLimit: options.gzipMemberLimit)
         let fileIndex = Int32(devices.state.files.count)
         devices.state.files.append(path)
         core = ReadCore(source: source, path: path, strict: !options.skipInvalid,
@@ -193,7 +197,18 @@ public final class LogReader {
         batch.append(contentsOf: ready[readyPos..<readyPos + n])
         readyPos += n
         fixesRead += n
+        // With readAhead, the next round is parsed while the caller works on this batch
+        // (joined when needed).
+        if options.readAhead && warmedUp && pendingError == nil { parallel!.begin(lineParser!, &core) }
         return true
+    }
+
+    /// Whether a round of a parallel read is being parsed ahead (tests).
+    var roundPending: Bool { parallel?.pending != nil }
+
+    deinit {
+        // A round parsed in the background reads the source's buffer.
+        parallel?.waitIdle()
     }
 
     /// All remaining fixes in one array (tests and small files; large logs should use ``next(into:max:)``).
@@ -244,12 +259,33 @@ public final class LogReader {
     /// Whether the content is gzip-compressed.
     public var isCompressed: Bool { source.isGzip }
 
+    /// A gzip file read by members (docs/logs.md#gzip): the members read so far and how many of
+    /// them the workers inflated ahead in parallel; nil when the file is not read that way
+    /// (plain, one thread, a pipe or stdin, or a file of one chunk).
+    public var gzipMembers: GzipMemberCount? {
+        source.members.map { GzipMemberCount(members: $0.members.count, inParallel: $0.members.inParallel) }
+    }
+
     /// The physical line reached (1-based).
     public var line: Int { core.line }
 
     /// Bytes held by the reader's own buffers (decoded window and compressed input), the
     /// quantity that must stay bounded whatever the log's size.
     public var bufferCapacity: Int { source.capacity + (source.isGzip ? source.chunkSize : 0) }
+}
+
+/// The members of a gzip log (``LogReader/gzipMembers``).
+public struct GzipMemberCount: Sendable, Hashable {
+    /// Members read.
+    public var members: Int
+    /// Members the workers inflated ahead, in parallel; the others were inflated in file order.
+    public var inParallel: Int
+
+    /// A count of `members`, `inParallel` of them inflated in parallel.
+    public init(members: Int, inParallel: Int) {
+        self.members = members
+        self.inParallel = inParallel
+    }
 }
 
 /// How a log is read (`--summary` says it).

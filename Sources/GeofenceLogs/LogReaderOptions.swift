@@ -36,6 +36,14 @@ public struct LogReaderOptions: Sendable {
     /// Bytes of the log each parse worker takes at a time when ``threads`` is above 1
     /// (default 1 MiB); tests use tiny ones to put chunk boundaries everywhere.
     public var parallelChunkSize: Int = 1 << 20
+    /// With ``threads`` above 1: parse the next round of the log in the background as soon as
+    /// a batch is handed out, overlapping the caller's work on it (docs/logs.md#parallel-reading).
+    /// Off by default: on 2 cores it made `evaluate` slower (the parse takes the cores the
+    /// evaluation's workers would use). The fixes and errors do not depend on it.
+    public var readAhead = false
+    /// The largest gzip member (compressed or inflated) the workers inflate ahead (4 MiB);
+    /// tests lower it.
+    var gzipMemberLimit = GzipMembers.defaultMemberLimit
 
     /// Options with the defaults: format from the name or content, default columns, strict,
     /// GPX device from the file name, all GPX point kinds, 1 MiB chunks, 64 MiB maximum line.

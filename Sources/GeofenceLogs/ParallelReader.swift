@@ -1,5 +1,6 @@
 import GeofenceBase
 import Dispatch
+import Synchronization
 import Glibc
 
 /// The line format a ``ParallelReader`` parses: a copy of the reader's parser, set up (CSV
@@ -43,6 +44,62 @@ struct ChunkResult: @unchecked Sendable {
     var endLine = 0
 }
 
+/// The parse workers' results, one slot per chunk, at an address that stays put while a round
+/// is parsed in the background (grown only between rounds).
+final class ChunkSlots: @unchecked Sendable {
+    private(set) var base: UnsafeMutablePointer<ChunkResult> = .allocate(capacity: 0)
+    private(set) var capacity = 0
+
+    /// At least `n` slots (the results already there are kept).
+    func reserve(_ n: Int) {
+        guard n > capacity else { return }
+        let grown = UnsafeMutablePointer<ChunkResult>.allocate(capacity: n)
+        grown.moveInitialize(from: base, count: capacity)
+        (grown + capacity).initialize(repeating: ChunkResult(), count: n - capacity)
+        base.deallocate()
+        base = grown
+        capacity = n
+    }
+
+    deinit {
+        base.deinitialize(count: capacity)
+        base.deallocate()
+    }
+}
+
+/// The chunks of one round, taken one at a time by the threads that parse them (background
+/// workers, then the reader's own thread when it needs the round).
+final class RoundWork: Sendable {
+    private let next = Atomic<Int>(0)
+    private let finished = Atomic<Int>(0)
+    private let chunks: Int
+    private let parse: @Sendable (Int) -> Void
+    /// Signalled once every chunk is parsed (and raised again by each ``wait()``).
+    private let done = DispatchSemaphore(value: 0)
+
+    init(chunks: Int, parse: @escaping @Sendable (Int) -> Void) {
+        self.chunks = chunks
+        self.parse = parse
+    }
+
+    /// Parses chunks until none is left to take.
+    func run() {
+        while true {
+            let i = next.wrappingAdd(1, ordering: .relaxed).oldValue
+            guard i < chunks else { return }
+            parse(i)
+            // The last chunk parsed, by whichever thread: the round is complete.
+            if finished.wrappingAdd(1, ordering: .acquiringAndReleasing).newValue == chunks { done.signal() }
+        }
+    }
+
+    /// Waits until every chunk is parsed.
+    func wait() {
+        done.wait()
+        done.signal()
+    }
+}
+
 /// Reads a CSV or NDJSON log with several threads, giving the same fixes, devices, skip counts,
 /// messages and errors as a serial read (docs/logs.md#parallel-reading).
 ///
@@ -55,23 +112,55 @@ struct ChunkResult: @unchecked Sendable {
 /// there: that record is read serially, and from then on the cuts are made where the quote
 /// parity is even. A record longer than the window, and the rest of a file whose source
 /// failed, are read serially too.
+///
+/// A round is begun (window filled and cut, chunks handed to the workers in the background)
+/// as soon as the reader has handed out a batch, and finished (parse awaited, chunks joined)
+/// when the next batch needs it: the parse overlaps whatever the caller does with the batch,
+/// and everything the join touches stays on the caller's thread.
 struct ParallelReader {
     let threads: Int
     /// Bytes per chunk.
     let chunkBytes: Int
     /// Find record boundaries by quote parity (after a split fell inside a quoted field).
     var quoteParity = false
-    /// The chunks' results and the join's device map, reused from round to round.
-    var results: [ChunkResult] = []
+    /// The join's device map, reused from round to round.
     var global: [Int32] = []
     /// The end of input was reached.
     var done = false
 
-    /// Reads at least one more record into `out` (unless the end comes first: then `done`).
+    /// A round whose chunks are being parsed in the background (``begin(_:_:background:)``), or one that
+    /// could not be split and is read serially when it is finished.
+    var pending: Pending? = nil
+
+    /// What ``finish(_:_:_:_:)`` completes.
+    enum Pending {
+        /// The chunks `starts` (the last ends at `end`) of the window, parsed into ``slots`` by
+        /// whichever threads take them from `work`.
+        case parse(starts: [Int], end: Int, windowEnd: Int, endsFile: Bool, work: RoundWork)
+        /// The window holds no whole record: one serial step.
+        case serial
+    }
+
+    /// The chunks' results, reused from round to round; written by the parse workers while a
+    /// round is pending, by the joining thread otherwise.
+    let slots = ChunkSlots()
+
+    /// Reads at least one more record into `out` (unless the end comes first: then `done`):
+    /// the pending round, else a round begun and finished now.
     /// - Throws: what a serial read throws at the first bad row (strict) or a whole-file problem;
     ///   the fixes before it are in `out`.
     mutating func round(_ parser: inout LineParser, _ core: inout ReadCore, _ devices: inout DeviceState,
                         _ out: inout [Fix]) throws(GeofenceError) {
+        if pending == nil { begin(parser, &core, background: false) }
+        try finish(&parser, &core, &devices, &out)
+    }
+
+    /// Starts the next round: fills the window and hands its chunks to the parse workers, in
+    /// the background (or, not `background`, with this thread among them, returning when they
+    /// are parsed), to be joined by ``finish(_:_:_:_:)``. Touches nothing the join or the caller
+    /// reads until then but `core`'s window, which must not move before the round is finished.
+    mutating func begin(_ parser: LineParser, _ core: inout ReadCore, background: Bool = true) {
+        guard pending == nil, !done else { return }
         guard let source = core.source else { done = true; return }
         let target = Swift.min(2 * threads * chunkBytes, core.maxLineLength)
         if core.end - core.pos < target && !core.eof {
@@ -96,7 +185,7 @@ struct ParallelReader {
         let guesses = (1..<parts).map { s0 + (e0 - s0) * $0 / parts }
         let cut = quoteParity ? Self.boundariesByParity(base, s0, e0, eof: core.eof, guesses: guesses)
                               : Self.boundaries(base, s0, e0, eof: core.eof, guesses: guesses)
-        guard let roundEnd = cut.end, roundEnd > s0 else { return try serialStep(&parser, &core, &devices, &out) }
+        guard let roundEnd = cut.end, roundEnd > s0 else { pending = .serial; return }
         let starts = [s0] + cut.starts.filter { $0 < roundEnd }
         let chunkCount = starts.count
 
@@ -105,25 +194,47 @@ struct ParallelReader {
                                      timeUnitDetected: core.timeUnitDetected, firstNumericTime: core.firstNumericTime,
                                      timeRange: core.timeRange)
         let endsFile = core.eof
-        // Results are reused from round to round: their arrays keep their capacity.
-        while results.count < chunkCount { results.append(ChunkResult()) }
+        slots.reserve(chunkCount)
+        let results = UnsafeShared(base: slots.base)
         let sharedParser = parser
-        results.withUnsafeMutableBufferPointer { rs in
-            let slots = UnsafeShared(base: rs.baseAddress!)
-            DispatchQueue.concurrentPerform(iterations: chunkCount) { i in
-                let to = i + 1 < starts.count ? starts[i + 1] : roundEnd
-                Self.parse(sharedParser, window.base, from: starts[i], to: to, endsFile: endsFile && to == e0, settings, into: &slots.base[i])
-            }
+        let work = RoundWork(chunks: chunkCount) { i in
+            let to = i + 1 < starts.count ? starts[i + 1] : roundEnd
+            Self.parse(sharedParser, window.base, from: starts[i], to: to, endsFile: endsFile && to == e0, settings,
+                       into: &results.base[i])
         }
+        pending = .parse(starts: starts, end: roundEnd, windowEnd: e0, endsFile: endsFile, work: work)
+        if background {
+            // Half the threads (the caller's evaluation has the others); the caller takes the
+            // chunks left when it needs the round.
+            for _ in 0..<Swift.max(1, threads / 2) { DispatchQueue.global().async { work.run() } }
+        } else {
+            // Needed now: every thread, this one among them, no hand-over first.
+            DispatchQueue.concurrentPerform(iterations: Swift.min(threads, chunkCount)) { _ in work.run() }
+        }
+    }
 
-        // Join in file order; a chunk's lines count from its start.
+    /// Waits for the pending round's parse, if any (before the window or the reader goes away).
+    mutating func waitIdle() {
+        if case .parse(_, _, _, _, let work)? = pending { work.wait() }
+    }
+
+    /// Joins the pending round in file order (a chunk's lines count from its start), or reads
+    /// the serial step it stands for.
+    mutating func finish(_ parser: inout LineParser, _ core: inout ReadCore, _ devices: inout DeviceState,
+                         _ out: inout [Fix]) throws(GeofenceError) {
+        guard let p = pending else { return }
+        pending = nil
+        guard case .parse(let starts, let roundEnd, let e0, let endsFile, let work) = p else {
+            return try serialStep(&parser, &core, &devices, &out)
+        }
+        // The chunks no worker has taken yet are parsed here.
+        work.run()
+        work.wait()
+        let chunkCount = starts.count
         for i in 0..<chunkCount {
             let to = i + 1 < chunkCount ? starts[i + 1] : roundEnd
-            var r = ChunkResult()
-            swap(&r, &results[i])
-            defer { swap(&r, &results[i]) }
-            try join(&r, parser: parser, from: starts[i], to: to, endsFile: endsFile && to == e0, &core, &devices, &out)
-            if r.straddle != nil { return try serialStep(&parser, &core, &devices, &out) }
+            try join(&slots.base[i], parser: parser, from: starts[i], to: to, endsFile: endsFile && to == e0, &core, &devices, &out)
+            if slots.base[i].straddle != nil { return try serialStep(&parser, &core, &devices, &out) }
         }
     }
 

@@ -110,6 +110,7 @@ enum EvaluateCommand {
             for (k, v) in reader.skipped { summary.skipped[k, default: 0] += v }
             summary.bytes += reader.bytesRead
             summary.noteReading(reader.reading)
+            summary.noteGzipMembers(reader.gzipMembers)
             notices += logReadingNotices(reader)
         }
         progress.clear()

@@ -10,7 +10,7 @@ final class ParallelReadCommandTests: XCTestCase {
     /// The summary without its timings and threads.
     func summaryFacts(_ path: String) throws -> NSDictionary {
         let object = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as! [String: Any]
-        return object.filter { !["fence_seconds", "seconds", "fixes_per_second", "threads", "reading", "reading_reason"].contains($0.key) } as NSDictionary
+        return object.filter { !["fence_seconds", "seconds", "fixes_per_second", "threads", "reading", "reading_reason", "gzip_members"].contains($0.key) } as NSDictionary
     }
 
     func evaluate(_ log: String, threads: Int, extra: [String] = [], stdin: String? = nil) throws -> (status: Int32, output: String, summary: NSDictionary, reading: String, stderr: String) {
@@ -33,6 +33,59 @@ final class ParallelReadCommandTests: XCTestCase {
             XCTAssertEqual(many.reading, "parallel")
             XCTAssertEqual(many.output, one.output, "\(threads) threads")
             XCTAssertEqual(many.summary, one.summary, "\(threads) threads")
+        }
+    }
+
+    /// The bundled log as 5 gzip members (`cat a.gz b.gz ...`): the plain file's bytes at any
+    /// thread count, the members inflated in parallel (the summary says so); a corrupt or
+    /// truncated member is exit 65 naming the file.
+    func testMultiMemberGzipSameBytes() throws {
+        let plain = try evaluate(CLI.data("virginia_beach_ais.csv"), threads: 1)
+        XCTAssertEqual(plain.status, 0, plain.stderr)
+        let text = try Data(contentsOf: URL(fileURLWithPath: CLI.data("virginia_beach_ais.csv")))
+        let lines = text.split(separator: 0x0A, omittingEmptySubsequences: false)
+        var members = Data()
+        for k in 0..<5 {
+            let piece = CLI.tempPath("piece-\(k).csv")
+            let part = lines[(lines.count * k / 5)..<(lines.count * (k + 1) / 5)]
+            var bytes = Data(part.joined(separator: [0x0A]))
+            if k < 4 { bytes.append(0x0A) }
+            try bytes.write(to: URL(fileURLWithPath: piece))
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: "/bin/gzip")
+            p.arguments = ["-f", piece]
+            try p.run()
+            p.waitUntilExit()
+            members += try Data(contentsOf: URL(fileURLWithPath: piece + ".gz"))
+            try? FileManager.default.removeItem(atPath: piece + ".gz")
+        }
+        let log = CLI.tempPath("members.csv.gz")
+        try members.write(to: URL(fileURLWithPath: log))
+        defer { try? FileManager.default.removeItem(atPath: log) }
+        for threads in [1, 2, 8] {
+            let r = try evaluate(log, threads: threads)
+            XCTAssertEqual(r.status, 0, r.stderr)
+            XCTAssertEqual(r.output, plain.output, "\(threads) threads")
+            XCTAssertEqual(r.summary, plain.summary, "\(threads) threads")
+            let summary = CLI.tempPath("members-summary.json")
+            defer { try? FileManager.default.removeItem(atPath: summary) }
+            _ = try CLI.run(["evaluate"] + fences + ["--log", log, "--threads", String(threads), "-o", "/dev/null", "--summary", summary, "--quiet"])
+            let object = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: summary))) as! [String: Any]
+            let counts = object["gzip_members"] as? [String: Int]
+            XCTAssertEqual(counts, threads == 1 ? nil : ["members": 5, "inflated_in_parallel": 5], "\(threads) threads")
+        }
+        var corrupt = members
+        let third = corrupt.count / 2
+        for i in third..<(third + 300) { corrupt[i] = UInt8(truncatingIfNeeded: i &* 37) }
+        for (name, bytes) in [("corrupt", corrupt), ("truncated", members.prefix(members.count - 50))] {
+            let bad = CLI.tempPath("\(name).csv.gz")
+            try bytes.write(to: URL(fileURLWithPath: bad))
+            defer { try? FileManager.default.removeItem(atPath: bad) }
+            for threads in [1, 2] {
+                let r = try evaluate(bad, threads: threads)
+                XCTAssertEqual(r.status, 65, "\(name), \(threads) threads")
+                XCTAssertTrue(r.stderr.contains("\(bad):") && r.stderr.contains("bad gzip stream"), r.stderr)
+            }
         }
     }
 
