@@ -78,19 +78,13 @@ extension CompiledCircle {
     /// `Geodesy.Sphere` bound. Within a few 1e-6 of the haversine up to ~1000 km.
     @inline(__always)
     func distanceBounds(_ p: inout QueryPoint) -> (lower: Double, upper: Double) {
-        distanceBounds(lat: p.lat, lon: p.lon, cosLat: p.cosLat(), centreCos: cosLat)
+        distanceBounds(lat: p.lat, lon: p.lon, cosLat: p.cosLat())
     }
 
     /// As `distanceBounds(_:)`, for a point given with the cosine of its latitude.
     @inline(__always)
     func distanceBounds(lat plat: Double, lon plon: Double, cosLat pcos: Double) -> (lower: Double, upper: Double) {
-        distanceBounds(lat: plat, lon: plon, cosLat: pcos, centreCos: cosLat)
-    }
-
-    /// As `distanceBounds(lat:lon:cosLat:)`, given `cosLat` of the centre (the same number).
-    @inline(__always)
-    func distanceBounds(lat plat: Double, lon plon: Double, cosLat pcos: Double, centreCos: Double) -> (lower: Double, upper: Double) {
-        let cc = centreCos * pcos
+        let cc = cosLat * pcos
         return distanceBounds(lat: plat, lon: plon, productLower: cc, productUpper: cc)
     }
 
@@ -153,12 +147,9 @@ extension CompiledCircle {
     /// the upper one within ~100 km, else infinite): a few millimetres apart
     /// at a few kilometres, where the sphere bound leaves 0.75%.
     @inline(__always)
-    func tightBounds(_ p: inout QueryPoint) -> (lower: Double, upper: Double) { tightBounds(&p, centreCos: cosLat) }
-
-    /// As `tightBounds(_:)`, given `cosLat` of the centre (the same number, e.g. cached).
-    @inline(__always)
-    func tightBounds(_ p: inout QueryPoint, centreCos: Double) -> (lower: Double, upper: Double) {
+    func tightBounds(_ p: inout QueryPoint) -> (lower: Double, upper: Double) {
         let c = p.cosLat()
+        let centreCos = cosLat
         return (EllipsoidBounds.lowerBound(lat1: p.lat, lon1: p.lon, cos1: c, lat2: lat, lon2: lon, cos2: centreCos),
                 EllipsoidBounds.upperBound(lat1: p.lat, lon1: p.lon, cos1: c, sin1: p.sinAbsUpper(), lat2: lat, lon2: lon, cos2: centreCos))
     }
@@ -184,7 +175,7 @@ extension CompiledCircle {
     /// the exact distance. Out of line: few candidates get here.
     @inline(never)
     func refinedIsWithin(_ p: inout QueryPoint, extra: Double) -> Bool {
-        let t = tightBounds(&p, centreCos: cosLat)
+        let t = tightBounds(&p)
         if t.upper - radius <= extra { return true }
         if t.lower - radius > extra { return false }
         return exactDistance(p) - radius <= extra
@@ -215,7 +206,7 @@ extension CompiledCircle {
     /// the exact distance. Out of line: few candidates get here.
     @inline(never)
     func refinedState(_ p: inout QueryPoint, accuracy a: Double, margin m: Double) -> FenceState {
-        let t = tightBounds(&p, centreCos: cosLat)
+        let t = tightBounds(&p)
         if let s = decide(t.lower, t.upper, a, m) { return s }
         let d = exactDistance(p)
         if d + a <= radius { return .inside }
