@@ -58,9 +58,7 @@ extension FenceIndex {
                 // primary box, as `forEachCandidate` does (same single-precision window).
                 if e.split >= 0 && QueryWindow(w).intersects(table.splits[Int(e.split)].primary) { return true }
                 let r = Int(e.record)
-                let c = table.circles[r]
-                let s = c.radius >= 0 ? c.state(&p, accuracy: accuracy, margin: exitMargin)
-                    : fenceState(r, &p, accuracy: accuracy, margin: exitMargin)
+                let s = fenceState(r, &p, accuracy: accuracy, margin: exitMargin)
                 return s == .outside ? true : body(FenceClassification(slot: table.slotOf[r], state: s))
             }
             if gridded {
