@@ -148,13 +148,50 @@ struct SpatialOrder {
     @inline(__always)
     static func cell(_ f: Double) -> UInt32 { f >= 0 ? (f < 65535 ? UInt32(f) : 65535) : 0 }
 
-    /// Sorts the batch positions into `order`.
-    mutating func sort(_ b: UnsafeBufferPointer<Fix>) {
-        let n = b.count
+    /// Fixes screened before the filter is judged worth it for a slice.
+    static let probe = 256
+
+    /// Screens `b[0..<n]` with `filter` and sorts the rest. A fix the filter answers (it meets
+    /// no fence box) gets no candidates in `answers` (worker `k`) and is not queried; the other
+    /// positions go to `order[0..<count]` in spatial order, and the count is returned. The
+    /// filter is used only when it answered at least a quarter of the first ``probe`` fixes
+    /// (on a log that is mostly near fences it would cost more than it saves).
+    mutating func screenAndSort(_ b: UnsafePointer<Fix>, _ n: Int, filter: MissFilter?, margin: Double,
+                                worker k: Int32, answers: UnsafeMutablePointer<FixAnswer>) -> Int {
         if keys.count < n {
             keys = [UInt32](repeating: 0, count: n); keys2 = keys
             order = [Int32](repeating: 0, count: n); order2 = order
         }
+        var m = 0
+        order2.withUnsafeMutableBufferPointer { rest in
+            var j = 0
+            if let filter, filter.isUsable {
+                let none = FixAnswer(start: 0, count: 0, worker: k)
+                @inline(__always) func screen(_ end: Int) {
+                    while j < end {
+                        let f = b[j]
+                        if filter.certainlyMisses(lat: f.lat, lon: f.lon, metres: f.accuracy + margin) {
+                            answers[j] = none
+                        } else {
+                            rest[m] = Int32(j)
+                            m &+= 1
+                        }
+                        j &+= 1
+                    }
+                }
+                screen(Swift.min(n, SpatialOrder.probe))
+                if (j - m) * 4 >= j { screen(n) }
+            }
+            while j < n { rest[m] = Int32(j); m &+= 1; j &+= 1 }
+        }
+        sortPositions(b, m)
+        return m
+    }
+
+    /// Sorts the positions `order2[0..<n]` of fixes in `b` into `order[0..<n]` (the arrays sized
+    /// by the caller).
+    private mutating func sortPositions(_ b: UnsafePointer<Fix>, _ n: Int) {
+        guard n > 0 else { return }
         keys.withUnsafeMutableBufferPointer { k in
             keys2.withUnsafeMutableBufferPointer { k2 in
                 order.withUnsafeMutableBufferPointer { o in
@@ -162,9 +199,10 @@ struct SpatialOrder {
                         counts.withUnsafeMutableBufferPointer { c in
                             // How often the log order changes coarse cell (2048 × 2048, ~20 × 10 km).
                             var changes = 0, previous: UInt32 = .max
-                            for i in 0..<n {
-                                let x = SpatialOrder.cell((b[i].lon + 180) * (65536.0 / 360)) >> 5
-                                let y = SpatialOrder.cell((b[i].lat + 90) * (65536.0 / 180)) >> 5
+                            for j in 0..<n {
+                                let f = b[Int(o2[j])]
+                                let x = SpatialOrder.cell((f.lon + 180) * (65536.0 / 360)) >> 5
+                                let y = SpatialOrder.cell((f.lat + 90) * (65536.0 / 180)) >> 5
                                 let coarse = x | y << 11
                                 changes &+= coarse != previous ? 1 : 0
                                 previous = coarse
@@ -172,15 +210,16 @@ struct SpatialOrder {
                             // Already in order where it matters (a log grouped by device, each
                             // moving a little between fixes): consecutive fixes share a cell.
                             if changes < n / SpatialOrder.coherentRuns {
-                                for i in 0..<n { o[i] = Int32(i) }
+                                for j in 0..<n { o[j] = o2[j] }
                                 return
                             }
                             for d in 0..<(3 * 2048) { c[d] = 0 }
-                            for i in 0..<n {
-                                let x = SpatialOrder.cell((b[i].lon + 180) * (65536.0 / 360))
-                                let y = SpatialOrder.cell((b[i].lat + 90) * (65536.0 / 180))
+                            for j in 0..<n {
+                                let f = b[Int(o2[j])]
+                                let x = SpatialOrder.cell((f.lon + 180) * (65536.0 / 360))
+                                let y = SpatialOrder.cell((f.lat + 90) * (65536.0 / 180))
                                 let key = SpatialOrder.spread(x) | SpatialOrder.spread(y) << 1
-                                k[i] = key
+                                k[j] = key
                                 c[Int(key & 2047)] += 1
                                 c[2048 + Int((key >> 11) & 2047)] += 1
                                 c[4096 + Int(key >> 22)] += 1
@@ -194,11 +233,11 @@ struct SpatialOrder {
                                 }
                             }
                             // Low digit: positions into o (keys into k2); middle: into o2 (keys into k); high: into o.
-                            for i in 0..<n {
-                                let key = k[i], d = Int(key & 2047)
+                            for j in 0..<n {
+                                let key = k[j], d = Int(key & 2047)
                                 let pos = Int(c[d])
                                 c[d] += 1
-                                k2[pos] = key; o[pos] = Int32(i)
+                                k2[pos] = key; o[pos] = o2[j]
                             }
                             for j in 0..<n {
                                 let key = k2[j], d = 2048 + Int((key >> 11) & 2047)
@@ -297,7 +336,7 @@ public final class EvaluationRun {
     public private(set) var devicesWithFixes = 0
     /// Events held by the run (not yet taken), all devices.
     public private(set) var heldEvents = 0
-    /// The devices of the last batch, in increasing index order (for `takeEvents`).
+    /// The devices of the last batch, in order of their first fix in it (`takeEvents` sorts them).
     var batchDevices: [Int32] = []
     /// Per device, the number of the last batch it was in (1-based; 0: none yet).
     var lastBatch: [UInt32] = []
@@ -305,6 +344,18 @@ public final class EvaluationRun {
 
     /// Fewest fixes per slice of the multi-thread query phase (tests lower it).
     var minimumSlice = 4096
+    /// Whether the query phase screens fixes with the index's miss filter first (tests turn
+    /// it off to compare).
+    var screensMisses = true
+    /// The miss filter of the evaluator's index, made at the first batch.
+    var missFilter: MissFilter? = nil
+
+    /// The miss filter for this batch (nil when screening is off).
+    func currentMissFilter() -> MissFilter? {
+        guard screensMisses else { return nil }
+        if missFilter == nil || !missFilter!.matches(evaluator.index) { missFilter = evaluator.index.missFilter() }
+        return missFilter
+    }
 
     /// A run over `compiled` with `threads` workers (values below 1 mean 1).
     public init(compiled: CompiledFences, settings: EvaluationSettings, threads: Int) {
@@ -362,7 +413,6 @@ public final class EvaluationRun {
             lastBatch[Int(f.device)] = batchNumber
             batchDevices.append(f.device)
         }
-        batchDevices.sort()
         fixes += batch.count
         let n = batch.count
         if answers.count < n { answers = [FixAnswer](repeating: FixAnswer(start: 0, count: 0, worker: 0), count: n) }
@@ -370,45 +420,46 @@ public final class EvaluationRun {
             // Room for about one classification per fix, so a batch rarely regrows it.
             workers[k].answers.removeAll(keepingCapacity: n / threads + n / (4 * threads) + 64)
         }
-        var before = 0
-        for d in batchDevices { before += groups[Int(d) & (groupCount - 1)][Int(d) >> groupShift].events.count }
-        if threads == 1 { processOnOneThread(batch) } else { processInSlices(batch) }
-        var after = 0
-        for d in batchDevices { after += groups[Int(d) & (groupCount - 1)][Int(d) >> groupShift].events.count }
-        heldEvents += after - before
+        heldEvents += threads == 1 ? processOnOneThread(batch) : processInSlices(batch)
     }
 
-    /// One thread: the whole batch sorted spatially and queried, then the state machines in log order.
-    func processOnOneThread(_ batch: [Fix]) {
-        let n = batch.count, ev = evaluator
-        batch.withUnsafeBufferPointer { spatial.sort($0) }
+    /// One thread: the whole batch sorted spatially and queried, then the state machines in log
+    /// order. Returns the number of events the batch added.
+    func processOnOneThread(_ batch: [Fix]) -> Int {
+        let n = batch.count, ev = evaluator, filter = currentMissFilter(), margin = ev.settings.exitMargin
         batch.withUnsafeBufferPointer { b in
-            spatial.order.withUnsafeBufferPointer { o in
-                answers.withUnsafeMutableBufferPointer { a in
+            answers.withUnsafeMutableBufferPointer { a in
+                let m = spatial.screenAndSort(b.baseAddress!, n, filter: filter, margin: margin, worker: 0, answers: a.baseAddress!)
+                spatial.order.withUnsafeBufferPointer { o in
                     workers.withUnsafeMutableBufferPointer { ws in
-                        EvaluationRun.query(ev, b.baseAddress!, o.baseAddress!, 0, n, ws.baseAddress!, 0, a.baseAddress!)
+                        EvaluationRun.query(ev, b.baseAddress!, o.baseAddress!, 0, m, ws.baseAddress!, 0, a.baseAddress!)
                     }
                 }
             }
         }
         let r = workers[0].answers.elements
+        var added = 0
         groups[0].withUnsafeMutableBufferPointer { t in
             batch.withUnsafeBufferPointer { b in
                 answers.withUnsafeBufferPointer { a in
                     for i in 0..<n {
-                        let f = b[i], x = a[i]
+                        let f = b[i], x = a[i], d = Int(f.device)
+                        let before = t[d].events.count
                         ev.apply(device: f.device, time: f.time, lat: f.lat, lon: f.lon, accuracy: f.accuracy, offset: f.offset,
                                  candidates: UnsafeBufferPointer(rebasing: r[Int(x.start)..<Int(x.start + x.count)]),
-                                 state: &t[Int(f.device)])
+                                 state: &t[d])
+                        added &+= t[d].events.count &- before
                     }
                 }
             }
         }
+        return added
     }
 
-    /// Several threads: slices (sorted, queried and grouped by whichever worker takes them), then groups.
-    func processInSlices(_ batch: [Fix]) {
-        let n = batch.count, ev = evaluator, threads = threads
+    /// Several threads: slices (sorted, queried and grouped by whichever worker takes them), then
+    /// groups. Returns the number of events the batch added.
+    func processInSlices(_ batch: [Fix]) -> Int {
+        let n = batch.count, ev = evaluator, threads = threads, filter = currentMissFilter(), margin = ev.settings.exitMargin
         let sliceCount = max(1, min(threads, n / minimumSlice))
         let sliceLength = (n + sliceCount - 1) / sliceCount
         while slices.count < sliceCount { slices.append(BatchSlice()) }
@@ -430,9 +481,10 @@ public final class EvaluationRun {
                                 let lo = s * sliceLength, hi = min(n, lo + sliceLength)
                                 guard lo < hi else { continue }
                                 let slice = sliceBase.base + s
-                                slice.pointee.spatial.sort(UnsafeBufferPointer(start: fixes.base + lo, count: hi - lo))
+                                let m = slice.pointee.spatial.screenAndSort(fixes.base + lo, hi - lo, filter: filter, margin: margin,
+                                                                            worker: Int32(k), answers: out.base + lo)
                                 slice.pointee.spatial.order.withUnsafeBufferPointer { o in
-                                    EvaluationRun.query(ev, fixes.base + lo, o.baseAddress!, 0, hi - lo,
+                                    EvaluationRun.query(ev, fixes.base + lo, o.baseAddress!, 0, m,
                                                         workerBase.base + k, Int32(k), out.base + lo)
                                 }
                                 slice.pointee.group(fixes.base, lo, hi, groups: groupCount)
@@ -448,6 +500,11 @@ public final class EvaluationRun {
         // buffers are neither written nor grown until the next batch, so their storage stays put).
         let results = workers.map { w in SharedAnswers(base: w.answers.elements.baseAddress) }
         let nextGroup = GroupCounter()
+        // Events added, per group (each written by the worker that takes the group).
+        let addedByGroup = UnsafeMutablePointer<Int>.allocate(capacity: groupCount)
+        addedByGroup.initialize(repeating: 0, count: groupCount)
+        defer { addedByGroup.deallocate() }
+        let addedShared = UnsafeShared(base: addedByGroup)
         groups.withUnsafeMutableBufferPointer { gs in
             slices.withUnsafeBufferPointer { sl in
                 batch.withUnsafeBufferPointer { b in
@@ -461,16 +518,20 @@ public final class EvaluationRun {
                                 let g = nextGroup.take()
                                 guard g < groupCount else { break }
                                 (shared.base + g).pointee.withUnsafeMutableBufferPointer { t in
+                                    var added = 0
+                                    defer { addedShared.base[g] = added }
                                     for s in 0..<sliceCount where s * sliceLength < n {
                                         let slice = sliceBase.base + s
                                         slice.pointee.positions.withUnsafeBufferPointer { p in
                                             slice.pointee.offsets.withUnsafeBufferPointer { o in
                                                 for j in Int(o[g])..<Int(o[g + 1]) {
                                                     let i = Int(p[j])
-                                                    let f = fixes.base[i], x = where_.base[i]
+                                                    let f = fixes.base[i], x = where_.base[i], d = Int(f.device) >> shift
+                                                    let before = t[d].events.count
                                                     ev.apply(device: f.device, time: f.time, lat: f.lat, lon: f.lon, accuracy: f.accuracy, offset: f.offset,
                                                              candidates: UnsafeBufferPointer(start: results[Int(x.worker)].base.map { $0 + Int(x.start) }, count: Int(x.count)),
-                                                             state: &t[Int(f.device) >> shift])
+                                                             state: &t[d])
+                                                    added &+= t[d].events.count &- before
                                                 }
                                             }
                                         }
@@ -482,6 +543,7 @@ public final class EvaluationRun {
                 }
             }
         }
+        return UnsafeBufferPointer(start: addedByGroup, count: groupCount).reduce(0, +)
     }
 
     /// Events of every device held by the run, devices in order of first appearance.
@@ -498,6 +560,7 @@ public final class EvaluationRun {
     public func takeEvents() -> [EvaluationEvent] {
         defer { heldEvents = 0 }
         var out: [EvaluationEvent] = []
+        batchDevices.sort()
         for d in batchDevices {
             let g = Int(d) & (groupCount - 1), k = Int(d) >> groupShift
             if groups[g][k].events.isEmpty { continue }

@@ -100,10 +100,11 @@ extension FenceIndex {
         cache.adapt(searches: searches)
     }
 
-    /// The occupancy grid of every entry box of the index (main tree, second tree, tail).
+    /// The occupancy grid of every entry box of the index (main tree, second tree, tail),
+    /// about `cellsPerBox` cells per entry.
     /// - Complexity: O(n) for n entries.
-    func occupancyGrid() -> OccupancyGrid {
-        var grid = OccupancyGrid(boxes: main.count + delta.count + tail.count, generation: generation)
+    func occupancyGrid(cellsPerBox: Int = OccupancyGrid.cellsPerBox) -> OccupancyGrid {
+        var grid = OccupancyGrid(boxes: main.count + delta.count + tail.count, generation: generation, cellsPerBox: cellsPerBox)
         let world = QueryWindow(GeoBox(west: -180, south: -90, east: 180, north: 90))
         let m = PackedRTree.nodeCapacity
         _ = main.search(world) { k in grid.mark(main.childBox(k / m, k % m)); return true }

@@ -48,10 +48,10 @@ struct OccupancyGrid: Sendable {
         return y >= 0 ? (y < lastRow ? Int(y) : height - 1) : 0
     }
 
-    /// An empty grid sized for `boxes` entries.
-    init(boxes: Int, generation g: UInt64) {
+    /// An empty grid sized for `boxes` entries, about `cellsPerBox` cells each.
+    init(boxes: Int, generation g: UInt64, cellsPerBox: Int = OccupancyGrid.cellsPerBox) {
         var cells = OccupancyGrid.minimumCells
-        while cells < OccupancyGrid.maximumCells && cells < boxes &* OccupancyGrid.cellsPerBox { cells <<= 1 }
+        while cells < OccupancyGrid.maximumCells && cells < boxes &* cellsPerBox { cells <<= 1 }
         // Twice as many columns as rows: cells about square in degrees.
         height = 1 << ((cells.trailingZeroBitCount - 1) / 2)
         width = cells / height
@@ -90,6 +90,11 @@ struct OccupancyGrid: Sendable {
         if w.crossesAntimeridian || large.count > OccupancyGrid.maximumLarge { return false }
         let x0 = column(w.west), x1 = column(w.east)
         let y0 = row(w.south), y1 = row(w.north)
+        if x0 == x1 && y0 == y1 && large.isEmpty {
+            // The common case, a window inside one cell: one bit.
+            let c = y0 &* width &+ x0
+            return bits.withUnsafeBufferPointer { $0[c >> 6] & (1 << UInt64(c & 63)) == 0 }
+        }
         if (x1 &- x0 &+ 1) &* (y1 &- y0 &+ 1) > OccupancyGrid.maximumWindowCells { return false }
         return bits.withUnsafeBufferPointer { b in
             for y in y0...y1 {

@@ -1,0 +1,149 @@
+/// A first test for a fix before any sorting, cache or tree search: "the window around this
+/// point meets no fence box", answered from the index's occupancy grid (``OccupancyGrid``). On
+/// logs whose fixes are mostly far from every fence (scattered points, devices in open
+/// country), most fixes end here (docs/evaluation.md, "Fixes that meet no fence").
+///
+/// Two ways to answer:
+/// - **One bit** for most fixes: the grid *grown by one cell* each way holds a clear bit at the
+///   point's own cell (and the point is in none of the few boxes too large for the grid, each
+///   grown by a cell). This is exact when the window cannot reach beyond the neighbouring
+///   cells: `metres` at most ``fastMetres`` and the latitude within ±80° (where the window's
+///   longitude half-width, growing as 1/cos(lat), is still under a cell).
+/// - Otherwise the window itself (the one the index's queries use) against the grid's cells.
+///
+/// A value made once per index (``FenceIndex/missFilter()``), shared read-only by any number of
+/// threads. It never says "misses" wrongly: a box the trees would find for the window meets a
+/// cell the window meets (``OccupancyGrid``), and that cell is the point's own or a neighbour.
+/// False means "ask the index", which then answers exactly as without the filter.
+public struct MissFilter: Sendable {
+    let grid: OccupancyGrid
+    /// The grid with every set cell grown to its eight neighbours (columns wrap at ±180°).
+    let grown: [UInt64]
+    /// Whether the grid can answer at all (not too many continent-sized boxes).
+    public let isUsable: Bool
+    /// The largest window radius (metres) answered by one bit (plus the large boxes).
+    public let fastMetres: Double
+    /// The boxes too large for the grid (``OccupancyGrid/large``), grown by a cell and the
+    /// grid's slack each way: west, south, east, north in degrees, four values per box.
+    let largeGrown: [Double]
+
+    /// Cells per fence box: finer than the candidate cache's grid, since growing every box by a
+    /// cell each way marks about nine cells per small box.
+    static let cellsPerBox = 128
+    /// Latitudes beyond this go the window's way.
+    static let fastLatitude = 80.0
+    /// A lower bound of cos(``fastLatitude``) (0.1736…).
+    static let cosFastLatitude = 0.17
+
+    init(grid: OccupancyGrid) {
+        self.grid = grid
+        isUsable = grid.large.count <= OccupancyGrid.maximumLarge
+        grown = MissFilter.grow(grid)
+        let cellHeight = 180 / Double(grid.height), cellWidth = 360 / Double(grid.width)
+        fastMetres = MissFilter.fastMetres(cellHeight: cellHeight, cellWidth: cellWidth)
+        let dx = cellWidth + OccupancyGrid.slack, dy = cellHeight + OccupancyGrid.slack
+        largeGrown = grid.large.flatMap { b in
+            [Double(b.west) - dx, Double(b.south) - dy, Double(b.east) + dx, Double(b.north) + dy]
+        }
+    }
+
+    /// The largest radius whose window, by `SphericalBounds.capBox(lat:lon:angle:cosLat:)`'s
+    /// own arithmetic at |lat| ≤ ``fastLatitude``, stays within 0.99 of a cell each way of the
+    /// point (so within the neighbouring cells whatever the rounding of the cell maps).
+    static func fastMetres(cellHeight: Double, cellWidth: Double) -> Double {
+        var m = cellHeight * SphericalBounds.d2r * SphericalBounds.radius
+        while m > 1e-3 {
+            let a = SphericalBounds.capAngle(metres: m)
+            let s = a / cosFastLatitude * (1 + 1e-12)
+            let rd = SphericalBounds.outwardDegrees(radians: a)
+            let dl = SphericalBounds.outwardDegrees(radians: s + s * s * s / (6 * (1 - s * s)))
+            if a < 0.01 && s < 0.1 && rd <= 0.99 * cellHeight && dl <= 0.99 * cellWidth { return m }
+            m *= 0.9
+        }
+        return -1
+    }
+
+    /// The grid's bits grown by one cell each way: along a row with wrap-around (word by word,
+    /// the row being a whole number of words), then across rows (none beyond the poles).
+    static func grow(_ grid: OccupancyGrid) -> [UInt64] {
+        let perRow = grid.width / 64, rows = grid.height
+        guard perRow > 0, grid.width % 64 == 0, grid.bits.count == perRow * rows else { return grid.bits.map { _ in .max } }
+        var across = [UInt64](repeating: 0, count: grid.bits.count)
+        grid.bits.withUnsafeBufferPointer { b in
+            across.withUnsafeMutableBufferPointer { h in
+                for y in 0..<rows {
+                    let r = y * perRow
+                    for i in 0..<perRow {
+                        let w = b[r + i]
+                        let before = b[r + (i + perRow - 1) % perRow], after = b[r + (i + 1) % perRow]
+                        h[r + i] = w | w << 1 | before >> 63 | w >> 1 | after << 63
+                    }
+                }
+            }
+        }
+        var out = across
+        across.withUnsafeBufferPointer { h in
+            out.withUnsafeMutableBufferPointer { o in
+                for y in 0..<rows {
+                    let r = y * perRow
+                    for i in 0..<perRow {
+                        var v = h[r + i]
+                        if y > 0 { v |= h[r - perRow + i] }
+                        if y + 1 < rows { v |= h[r + perRow + i] }
+                        o[r + i] = v
+                    }
+                }
+            }
+        }
+        return out
+    }
+
+    /// Whether the filter was made from `index` as it is now (the index has not changed since).
+    package func matches(_ index: FenceIndex) -> Bool { grid.generation == index.generation }
+
+    /// True when no fence box meets the window of `metres` (accuracy plus exit margin) around
+    /// the point, so the index would return no candidate.
+    /// - Precondition: `lat` in [-90, 90], `lon` finite, `metres` finite and ≥ 0.
+    /// - Complexity: O(1).
+    @inline(__always)
+    public func certainlyMisses(lat: Double, lon: Double, metres: Double) -> Bool {
+        guard isUsable else { return false }
+        if metres <= fastMetres && lat.magnitude <= MissFilter.fastLatitude && lon.magnitude <= 180 {
+            let c = grid.row(lat) &* grid.width &+ grid.column(lon)
+            if grown.withUnsafeBufferPointer({ $0[c >> 6] & (1 << UInt64(c & 63)) != 0 }) { return false }
+            return largeGrown.isEmpty || !nearLargeBox(lat: lat, lon: lon)
+        }
+        return certainlyMissesByWindow(lat: lat, lon: lon, metres: metres)
+    }
+
+    /// Whether the point lies in a large box grown by a cell (longitudes compared also a turn
+    /// east and west: the window may wrap around the antimeridian).
+    @inline(never)
+    func nearLargeBox(lat: Double, lon: Double) -> Bool {
+        largeGrown.withUnsafeBufferPointer { b in
+            var k = 0
+            while k < b.count {
+                if lat >= b[k + 1] && lat <= b[k + 3] {
+                    let w = b[k], e = b[k + 2]
+                    if (lon >= w && lon <= e) || (lon + 360 >= w && lon + 360 <= e) || (lon - 360 >= w && lon - 360 <= e) { return true }
+                }
+                k += 4
+            }
+            return false
+        }
+    }
+
+    /// The window's way (see the type's notes).
+    @inline(never)
+    func certainlyMissesByWindow(lat: Double, lon: Double, metres: Double) -> Bool {
+        var p = QueryPoint(lat: lat, lon: lon)
+        return grid.isClear(p.window(metres: metres))
+    }
+}
+
+extension FenceIndex {
+    /// The miss filter of this index as it is now (rebuild it after the index changes:
+    /// ``MissFilter/matches(_:)``).
+    /// - Complexity: O(n) for n entries, plus O(grid cells / 64).
+    public func missFilter() -> MissFilter { MissFilter(grid: occupancyGrid(cellsPerBox: MissFilter.cellsPerBox)) }
+}
