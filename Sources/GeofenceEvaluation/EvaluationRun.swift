@@ -353,7 +353,12 @@ public final class EvaluationRun {
     /// The miss filter for this batch (nil when screening is off).
     func currentMissFilter() -> MissFilter? {
         guard screensMisses else { return nil }
-        if missFilter == nil || !missFilter!.matches(evaluator.index) { missFilter = evaluator.index.missFilter() }
+        if missFilter == nil || !missFilter!.matches(evaluator.index) {
+            let filter = evaluator.index.missFilter(threads: threads)
+            missFilter = filter
+            // The workers' caches use its grid rather than each building one.
+            for k in workers.indices { workers[k].cache.adoptOccupancy(of: filter) }
+        }
         return missFilter
     }
 

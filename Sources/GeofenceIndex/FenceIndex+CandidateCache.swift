@@ -1,5 +1,6 @@
 import GeofenceBase
 import Geodesy
+import Dispatch
 
 /// Classification through a `CandidateCache`.
 extension FenceIndex {
@@ -101,13 +102,34 @@ extension FenceIndex {
     }
 
     /// The occupancy grid of every entry box of the index (main tree, second tree, tail),
-    /// about `cellsPerBox` cells per entry.
+    /// about `cellsPerBox` cells per entry, at most `maximumCells`.
     /// - Complexity: O(n) for n entries.
-    func occupancyGrid(cellsPerBox: Int = OccupancyGrid.cellsPerBox) -> OccupancyGrid {
-        var grid = OccupancyGrid(boxes: main.count + delta.count + tail.count, generation: generation, cellsPerBox: cellsPerBox)
+    /// With `threads` > 1 and a large main tree, its leaves are marked by that many workers
+    /// into grids of their own, merged word by word (the same bits).
+    func occupancyGrid(cellsPerBox: Int = OccupancyGrid.cellsPerBox, maximumCells: Int = OccupancyGrid.maximumCells,
+                       threads: Int = 1) -> OccupancyGrid {
+        var grid = OccupancyGrid(boxes: main.count + delta.count + tail.count, generation: generation, cellsPerBox: cellsPerBox,
+                                 maximumCells: maximumCells)
         let world = QueryWindow(GeoBox(west: -180, south: -90, east: 180, north: 90))
         let m = PackedRTree.nodeCapacity
-        _ = main.search(world) { k in grid.mark(main.childBox(k / m, k % m)); return true }
+        let lanes = main.leafLanes
+        let parts = Swift.min(Swift.max(1, threads), Swift.max(1, lanes / 16_384))
+        if parts > 1 {
+            // Every leaf lane in order (padding lanes hold empty boxes, which mark nothing).
+            var grids = [OccupancyGrid](repeating: grid, count: parts)
+            let main = main
+            grids.withUnsafeMutableBufferPointer { g in
+                let shared = UnsafeShared(base: g.baseAddress!)
+                DispatchQueue.concurrentPerform(iterations: parts) { t in
+                    let lo = lanes * t / parts, hi = lanes * (t + 1) / parts
+                    for k in lo..<hi { shared.base[t].mark(main.childBox(k / m, k % m)) }
+                }
+            }
+            grid = grids[0]
+            for t in 1..<parts { grid.merge(grids[t]) }
+        } else {
+            _ = main.search(world) { k in grid.mark(main.childBox(k / m, k % m)); return true }
+        }
         if delta.count > 0 { _ = delta.search(world) { k in grid.mark(delta.childBox(k / m, k % m)); return true } }
         for e in tail { grid.mark(e.box) }
         return grid

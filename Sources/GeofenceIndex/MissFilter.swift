@@ -30,6 +30,9 @@ public struct MissFilter: Sendable {
     /// Cells per fence box: finer than the candidate cache's grid, since growing every box by a
     /// cell each way marks about nine cells per small box.
     static let cellsPerBox = 128
+    /// At most 2^26 cells (8 MB, and as much again for the grown copy): a million fences still
+    /// get cells of about 2.5 km.
+    static let maximumCells = 1 << 26
     /// Latitudes beyond this go the window's way.
     static let fastLatitude = 80.0
     /// A lower bound of cos(``fastLatitude``) (0.1736…).
@@ -141,9 +144,20 @@ public struct MissFilter: Sendable {
     }
 }
 
+extension CandidateCache {
+    /// Uses the filter's grid as this cache's occupancy grid (the same boxes at a finer
+    /// resolution: conservative all the same), instead of building one of its own.
+    /// - Precondition: the filter matches the index the cache is used with.
+    public mutating func adoptOccupancy(of filter: MissFilter) {
+        if occupancy?.generation != filter.grid.generation { occupancy = filter.grid }
+    }
+}
+
 extension FenceIndex {
     /// The miss filter of this index as it is now (rebuild it after the index changes:
-    /// ``MissFilter/matches(_:)``).
+    /// ``MissFilter/matches(_:)``), its grid marked by up to `threads` workers.
     /// - Complexity: O(n) for n entries, plus O(grid cells / 64).
-    public func missFilter() -> MissFilter { MissFilter(grid: occupancyGrid(cellsPerBox: MissFilter.cellsPerBox)) }
+    public func missFilter(threads: Int = 1) -> MissFilter {
+        MissFilter(grid: occupancyGrid(cellsPerBox: MissFilter.cellsPerBox, maximumCells: MissFilter.maximumCells, threads: threads))
+    }
 }

@@ -48,10 +48,11 @@ struct OccupancyGrid: Sendable {
         return y >= 0 ? (y < lastRow ? Int(y) : height - 1) : 0
     }
 
-    /// An empty grid sized for `boxes` entries, about `cellsPerBox` cells each.
-    init(boxes: Int, generation g: UInt64, cellsPerBox: Int = OccupancyGrid.cellsPerBox) {
+    /// An empty grid sized for `boxes` entries, about `cellsPerBox` cells each, at most
+    /// `maximumCells` cells.
+    init(boxes: Int, generation g: UInt64, cellsPerBox: Int = OccupancyGrid.cellsPerBox, maximumCells: Int = OccupancyGrid.maximumCells) {
         var cells = OccupancyGrid.minimumCells
-        while cells < OccupancyGrid.maximumCells && cells < boxes &* cellsPerBox { cells <<= 1 }
+        while cells < maximumCells && cells < boxes &* cellsPerBox { cells <<= 1 }
         // Twice as many columns as rows: cells about square in degrees.
         height = 1 << ((cells.trailingZeroBitCount - 1) / 2)
         width = cells / height
@@ -74,12 +75,34 @@ struct OccupancyGrid: Sendable {
             if large.count <= OccupancyGrid.maximumLarge { large.append(b) }
             return
         }
-        for y in y0...y1 {
-            for x in x0...x1 {
-                let c = y &* width &+ x
-                bits[c >> 6] |= 1 << UInt64(c & 63)
+        let width = width
+        bits.withUnsafeMutableBufferPointer { b in
+            // Each row's run of cells is contiguous in the bits: set it a word at a time.
+            for y in y0...y1 {
+                let first = y &* width &+ x0, last = y &* width &+ x1
+                var w = first >> 6
+                let lastWord = last >> 6
+                var mask = UInt64.max << UInt64(first & 63)
+                while w < lastWord {
+                    b[w] |= mask
+                    mask = .max
+                    w &+= 1
+                }
+                b[w] |= mask & (UInt64.max >> UInt64(63 &- (last & 63)))
             }
         }
+    }
+
+    /// Adds the cells and large boxes of a grid of the same size.
+    mutating func merge(_ other: OccupancyGrid) {
+        precondition(other.bits.count == bits.count, "grids of the same size")
+        bits.withUnsafeMutableBufferPointer { b in
+            other.bits.withUnsafeBufferPointer { o in
+                for i in b.indices { b[i] |= o[i] }
+            }
+        }
+        // More than maximumLarge is all that matters beyond it.
+        for box in other.large where large.count <= OccupancyGrid.maximumLarge { large.append(box) }
     }
 
     /// True when the window certainly meets no box: it spans at most

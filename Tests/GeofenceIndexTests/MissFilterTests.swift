@@ -105,3 +105,26 @@ final class MissFilterTests: XCTestCase {
         XCTAssertGreaterThan(r.fast, 500)
     }
 }
+
+extension MissFilterTests {
+    /// A grid marked by several workers (each a part of the leaves, merged) answers as the
+    /// one marked by one, and as the tree.
+    func testGridMarkedBySeveralWorkersAnswersTheSame() throws {
+        var rng = SeededGenerator(seed: 76)
+        let fences = FenceSets.uniformCircles(80_000, &rng) + FenceSets.specialCircles(&rng).filter { !$0.id.hasPrefix("huge") }
+        let index = try FenceIndex(fences)
+        let one = index.missFilter(threads: 1), four = index.missFilter(threads: 4)
+        var misses = 0
+        for _ in 0..<20_000 {
+            let p = Self.point(fences, spread: max(0.01, one.fastMetres / 111_000), &rng)
+            let metres = rng.chance(0.5) ? 0 : rng.uniform(0, 2 * max(1, one.fastMetres))
+            let a = one.certainlyMisses(lat: p.lat, lon: p.lon, metres: metres)
+            XCTAssertEqual(a, four.certainlyMisses(lat: p.lat, lon: p.lon, metres: metres), "(\(p.lat), \(p.lon)) ± \(metres) m")
+            if a {
+                misses += 1
+                XCTAssertEqual(Self.tree(index, p.lat, p.lon, metres), 0)
+            }
+        }
+        XCTAssertGreaterThan(misses, 1_000)
+    }
+}
