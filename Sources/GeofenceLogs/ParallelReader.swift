@@ -3,6 +3,24 @@ import Dispatch
 import Synchronization
 import Glibc
 
+/// The reader's device table as the parse workers see it: looked up, never changed, while a
+/// round is parsed. A device found there is handed to the join as `-2 - index` (the join's
+/// local indices are ≥ 0).
+struct KnownDevices: @unchecked Sendable {
+    let table: UnsafePointer<DeviceState>
+
+    /// The encoded index of a known device, or nil.
+    @inline(__always)
+    func lookup(_ p: UnsafePointer<UInt8>, _ n: Int) -> Int32? {
+        let d = table.pointee.find(p, n)
+        return d >= 0 ? -2 - d : nil
+    }
+
+    /// The shared table's index of an encoded one.
+    @inline(__always)
+    static func index(_ encoded: Int32) -> Int32 { -2 - encoded }
+}
+
 /// The line format a ``ParallelReader`` parses: a copy of the reader's parser, set up (CSV
 /// header read, NDJSON keys chosen), handed to every worker.
 enum LineParser: @unchecked Sendable {
@@ -151,7 +169,10 @@ struct ParallelReader {
     ///   the fixes before it are in `out`.
     mutating func round(_ parser: inout LineParser, _ core: inout ReadCore, _ devices: inout DeviceState,
                         _ out: inout [Fix]) throws(GeofenceError) {
-        if pending == nil { begin(parser, &core, background: false) }
+        if pending == nil {
+            // Parsed now, while nothing changes the shared table: the workers look devices up in it.
+            withUnsafePointer(to: &devices) { known in begin(parser, &core, background: false, known: known) }
+        }
         try finish(&parser, &core, &devices, &out)
     }
 
@@ -159,7 +180,11 @@ struct ParallelReader {
     /// the background (or, not `background`, with this thread among them, returning when they
     /// are parsed), to be joined by ``finish(_:_:_:_:)``. Touches nothing the join or the caller
     /// reads until then but `core`'s window, which must not move before the round is finished.
-    mutating func begin(_ parser: LineParser, _ core: inout ReadCore, background: Bool = true) {
+    /// With `known` (only when not `background`: the workers are done before this returns), the
+    /// workers give a device already in that table its index there (``ReadCore/knownDevices``),
+    /// so the join maps only the devices new in the round.
+    mutating func begin(_ parser: LineParser, _ core: inout ReadCore, background: Bool = true,
+                        known: UnsafePointer<DeviceState>? = nil) {
         guard pending == nil, !done else { return }
         guard let source = core.source else { done = true; return }
         let target = Swift.min(2 * threads * chunkBytes, core.maxLineLength)
@@ -192,7 +217,7 @@ struct ParallelReader {
         let window = UnsafeShared(base: base)
         let settings = ChunkSettings(path: core.path, strict: core.strict, fileIndex: core.fileIndex, timeUnit: core.timeUnit,
                                      timeUnitDetected: core.timeUnitDetected, firstNumericTime: core.firstNumericTime,
-                                     timeRange: core.timeRange)
+                                     timeRange: core.timeRange, known: background ? nil : known.map { KnownDevices(table: $0) })
         let endsFile = core.eof
         slots.reserve(chunkCount)
         let results = UnsafeShared(base: slots.base)
@@ -265,22 +290,60 @@ struct ParallelReader {
         }
         global.removeAll(keepingCapacity: true)
         global.append(contentsOf: repeatElement(-1, count: r.devices.offsets.count - 1))
-        let lines = r.lines, fixes = r.fixes, offsets = r.devices.offsets
+        let lines = r.lines, offsets = r.devices.offsets
+        let fileIndex = core.fileIndex
         try r.devices.bytes.withUnsafeBufferPointer { (names) throws(GeofenceError) in
-            guard let namesBase = names.baseAddress else { return }
             try global.withUnsafeMutableBufferPointer { (global) throws(GeofenceError) in
-                for j in 0..<fixes.count {
-                    var f = fixes[j]
-                    let local = Int(f.device)
-                    var g = global[local]
-                    if g < 0 {
-                        let s = offsets[local], e = offsets[local + 1]
-                        guard let d = try core.device(namesBase + s, e - s, line: lineBase + lines[j], &devices) else { continue }
-                        g = d
-                        global[local] = g
+                try lines.withUnsafeBufferPointer { (lines) throws(GeofenceError) in
+                    try r.fixes.withUnsafeMutableBufferPointer { (fixes) throws(GeofenceError) in
+                        // Fixes accepted by the common path are moved down to fixes[0..<kept]
+                        // (mapped), and appended to `out` in one copy before anything else is.
+                        var kept = 0
+                        var j = 0
+                        while j < fixes.count {
+                            // The common fix, without a call: a device already mapped (or found by
+                            // the worker) whose previous fix it follows. `devices.last` does not
+                            // grow here, so its storage stays put for the stretch.
+                            devices.last.withUnsafeMutableBufferPointer { last in
+                                while j < fixes.count {
+                                    var f = fixes[j]
+                                    let g = f.device < 0 ? KnownDevices.index(f.device) : global[Int(f.device)]
+                                    if g < 0 { break }
+                                    let l = last[Int(g)]
+                                    guard f.time > l.time || (f.time == l.time && (f.lat != l.lat || f.lon != l.lon)) else { break }
+                                    last[Int(g)] = DeviceState.LastFix(time: f.time, lat: f.lat, lon: f.lon, line: lineBase + lines[j], file: fileIndex)
+                                    f.device = g
+                                    fixes[kept] = f
+                                    kept += 1
+                                    j += 1
+                                }
+                            }
+                            guard j < fixes.count else { break }
+                            out.append(contentsOf: UnsafeBufferPointer(rebasing: fixes[0..<kept]))
+                            kept = 0
+                            // A device new to the reader, or a fix out of order (reported as a serial read would).
+                            var f = fixes[j]
+                            if f.device < 0 {
+                                f.device = KnownDevices.index(f.device)
+                            } else {
+                                let local = Int(f.device)
+                                var g = global[local]
+                                if g < 0 {
+                                    let s = offsets[local], e = offsets[local + 1]
+                                    guard let d = try core.device(names.baseAddress! + s, e - s, line: lineBase + lines[j], &devices) else {
+                                        j += 1
+                                        continue
+                                    }
+                                    g = d
+                                    global[local] = g
+                                }
+                                f.device = g
+                            }
+                            try core.accept(f, line: lineBase + lines[j], &devices, &out)
+                            j += 1
+                        }
+                        out.append(contentsOf: UnsafeBufferPointer(rebasing: fixes[0..<kept]))
                     }
-                    f.device = g
-                    try core.accept(f, line: lineBase + lines[j], &devices, &out)
                 }
             }
         }
@@ -363,6 +426,8 @@ struct ParallelReader {
         var timeUnitDetected: Bool
         var firstNumericTime: Double?
         var timeRange: TimeRange
+        /// The shared device table, read-only while the round is parsed.
+        var known: KnownDevices? = nil
     }
 
     /// Parses `base[from..<to]` (whole records) with a private core, lines counted from 0.
@@ -375,6 +440,7 @@ struct ParallelReader {
         core.timeUnitDetected = s.timeUnitDetected
         core.firstNumericTime = s.firstNumericTime
         core.timeRange = s.timeRange
+        core.knownDevices = s.known
         r.fixes.removeAll(keepingCapacity: true)
         r.lines.removeAll(keepingCapacity: true)
         r.devices.removeAll()

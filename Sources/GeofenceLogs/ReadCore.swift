@@ -55,6 +55,9 @@ struct ReadCore {
     /// With ``deferOrder``: the offset and the line before the record that runs past the
     /// window (the window's split was inside a quoted field).
     var straddle: (pos: Int, line: Int)? = nil
+    /// With ``deferOrder``: the reader's own device table, read-only while this core parses; a
+    /// device found there gets its encoded index (``KnownDevices``) instead of a local one.
+    var knownDevices: KnownDevices? = nil
 
     init(source: ByteSource, path: String, strict: Bool, maxLineLength: Int, fileIndex: Int32) {
         self.source = source
@@ -260,6 +263,7 @@ struct ReadCore {
     /// The device index of a name, or nil after reporting (empty, not UTF-8).
     @inline(__always)
     mutating func device(_ p: UnsafePointer<UInt8>, _ n: Int, line: Int, _ devices: inout DeviceState) throws(GeofenceError) -> Int32? {
+        if n > 0, let known = knownDevices, let d = known.lookup(p, n) { return d }
         if n > 0, let d = devices.intern(p, n) { return d }
         if n == 0 {
             try report(.emptyDevice, line: line) { "empty device id" }
