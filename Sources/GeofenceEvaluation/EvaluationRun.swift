@@ -350,9 +350,11 @@ public final class EvaluationRun {
     /// The miss filter of the evaluator's index, made at the first batch.
     var missFilter: MissFilter? = nil
 
-    /// The miss filter for this batch (nil when screening is off).
+    /// The miss filter for this batch: nil when screening is off, and until the run has had a
+    /// fix for every four fences (building it costs about as much as screening a few fixes per
+    /// fence; a short log over many fences is served as well by the caches alone).
     func currentMissFilter() -> MissFilter? {
-        guard screensMisses else { return nil }
+        guard screensMisses, fixes &* 4 >= evaluator.index.count else { return nil }
         if missFilter == nil || !missFilter!.matches(evaluator.index) {
             let filter = evaluator.index.missFilter(threads: threads)
             missFilter = filter

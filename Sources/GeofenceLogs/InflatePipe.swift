@@ -32,6 +32,9 @@ final class InflatePipe: @unchecked Sendable {
 
     /// Starts the producer thread: `produce(p, max)` writes up to `max` bytes to `p` and returns
     /// the count, 0 only at the end.
+    /// The first block's bytes (the next ones double up to the block size).
+    static let firstBlock = 1 << 16
+
     init(blockSize: Int, blocks count: Int = 4,
          produce: @escaping @Sendable (UnsafeMutablePointer<UInt8>, Int) throws(ByteSourceError) -> Int) {
         self.blockSize = blockSize
@@ -46,6 +49,8 @@ final class InflatePipe: @unchecked Sendable {
 
     private func run(_ produce: (UnsafeMutablePointer<UInt8>, Int) throws(ByteSourceError) -> Int) {
         var w = 0
+        // The first blocks are small (64 KiB, doubling): the reader gets its first bytes soon.
+        var size = Swift.min(blockSize, InflatePipe.firstBlock)
         while true {
             free.wait()
             if cancelled.load(ordering: .acquiring) { break }
@@ -53,7 +58,8 @@ final class InflatePipe: @unchecked Sendable {
             b.pointee.count = 0
             var last = false
             do {
-                let n = try produce(b.pointee.bytes, blockSize)
+                let n = try produce(b.pointee.bytes, size)
+                size = Swift.min(blockSize, 2 * size)
                 b.pointee.count = n
                 b.pointee.end = n == 0
                 last = n == 0
