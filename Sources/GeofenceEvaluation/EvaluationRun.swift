@@ -352,9 +352,12 @@ public final class EvaluationRun {
 
     /// The miss filter for this batch: nil when screening is off, and until the run has had a
     /// fix for every four fences (building it costs about as much as screening a few fixes per
-    /// fence; a short log over many fences is served as well by the caches alone).
+    /// fence; a short log over a few thousand fences is served as well by the caches alone).
+    /// Over ``MissFilter/eagerFences`` fences or more it is built at once: each worker's cache
+    /// would otherwise build an occupancy grid of its own, at about the same cost.
     func currentMissFilter() -> MissFilter? {
-        guard screensMisses, fixes &* 4 >= evaluator.index.count else { return nil }
+        let fences = evaluator.index.count
+        guard screensMisses, fixes &* 4 >= fences || fences >= MissFilter.eagerFences else { return nil }
         if missFilter == nil || !missFilter!.matches(evaluator.index) {
             let filter = evaluator.index.missFilter(threads: threads)
             missFilter = filter

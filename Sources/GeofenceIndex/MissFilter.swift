@@ -33,6 +33,9 @@ public struct MissFilter: Sendable {
     /// At most 2^26 cells (8 MB, and as much again for the grown copy): a million fences still
     /// get cells of about 2.5 km.
     static let maximumCells = 1 << 26
+    /// From this many fences on, an evaluation builds the filter at its first batch, however
+    /// short the log (see `EvaluationRun`).
+    public static let eagerFences = 1 << 18
     /// Latitudes beyond this go the window's way.
     static let fastLatitude = 80.0
     /// A lower bound of cos(``fastLatitude``) (0.1736…).
