@@ -7,9 +7,11 @@ import GeofenceBase
 ///   column is an error for the whole file, even with `skipInvalid`.
 /// - Every row must have as many fields as the header. Fields are trimmed of spaces and tabs.
 ///   LF or CRLF line ends; blank lines are skipped (and counted as lines).
-/// - Rows without `"` take the fast path: fields are byte ranges of the read buffer, parsed in
-///   place. A row with a `"` is parsed by RFC 4180 rules (`""` escapes, quoted fields may hold
-///   commas and newlines) into a scratch buffer.
+/// - A row is first tried in one pass (``fastRow(_:_:_:roles:line:_:_:_:)``, CSVFastRow.swift)
+///   that parses the numbers while it walks the fields; a row it declines (a quote, a wrong
+///   field count, a bad field) takes the general path. There, rows without `"` are split into
+///   byte ranges of the read buffer, parsed in place; a row with a `"` is parsed by RFC 4180
+///   rules (`""` escapes, quoted fields may hold commas and newlines) into a scratch buffer.
 /// - The last line, when it has no newline and fewer fields than the header, is a
 ///   ``SkipReason/truncatedLastLine`` (a file cut off mid-row), not ``SkipReason/tooFewFields``.
 struct CSVLogParser {
@@ -64,11 +66,13 @@ struct CSVLogParser {
             let b = bounds.baseAddress!
             try roles.withUnsafeBufferPointer { (r) throws(GeofenceError) in
                 let roleCount = r.count
+                let fast = Self.fastRows
                 while batch.count < max {
                     guard try core.nextLine(&s, &e, &terminated) else { return }
                     if s == e { continue }                                     // blank line
                     let line = core.line
                     let p = UnsafePointer(core.base)
+                    if fast, try fastRow(p, s, e, roles: r, line: line, &core, &devices, &batch) { continue }
                     // Split on commas; leave for the quoted path at the first quote.
                     var col = 0
                     var i = s
