@@ -125,7 +125,7 @@ struct DeviceState {
     /// first byte lowest, zero above. One load when 8 bytes from there are `readable` (bytes
     /// loadable from `p`, at least n), else two overlapping loads of 4 or three of 1; the same
     /// word either way.
-    @inline(__always)
+    @inline(always)
     static func tail(_ p: UnsafePointer<UInt8>, _ n: Int, readable: Int) -> UInt64 {
         guard n > 0 else { return 0 }
         let start = (n &- 1) & ~7
@@ -147,7 +147,7 @@ struct DeviceState {
     /// The hash of `p[0..<n]` whose ``tail(_:_:readable:)`` is `tail`: 64×64→128-bit
     /// multiply-and-fold rounds over the length, each full 8 bytes before the tail, and the
     /// tail; the low bits, which pick the slot, depend on every byte.
-    @inline(__always)
+    @inline(always)
     static func hash(_ p: UnsafePointer<UInt8>, _ n: Int, tail: UInt64) -> UInt64 {
         @inline(__always) func fold(_ a: UInt64, _ b: UInt64) -> UInt64 {
             let (high, low) = a.multipliedFullWidth(by: b)
@@ -163,7 +163,7 @@ struct DeviceState {
     }
 
     /// Whether device `id` is `p[0..<n]`, whose key is `key` (the hash not compared).
-    @inline(__always)
+    @inline(always)
     func equals(_ id: Int32, _ p: UnsafePointer<UInt8>, _ n: Int, tail: UInt64) -> Bool {
         let k = keys[Int(id)]
         guard k.tail == tail && k.count == n else { return false }
@@ -201,7 +201,7 @@ struct DeviceState {
     /// `readable` (at least n) is how many bytes from `p` may be loaded: 8 past the name's
     /// last full word let one load read its tail.
     /// - Complexity: O(n) expected; allocation only for a new name.
-    @inline(__always)
+    @inline(always)
     mutating func intern(_ p: UnsafePointer<UInt8>, _ n: Int, readable: Int = 0) -> Int32? {
         let tail = Self.tail(p, n, readable: Swift.max(n, readable))
         if previous >= 0 && equals(previous, p, n, tail: tail) { return previous }

@@ -7,12 +7,16 @@ enum PlainDecimal {
     /// the offset of the first byte after it, or nil when this path does not decide (no digit,
     /// more than 19 digits, a significand above 2^53). What follows the number is the
     /// caller's to check: when it is the end of the field, the value is bit for bit
-    /// ``DecimalParser/parse(_:_:)`` of the field (Clinger's path: the same operations).
+    /// ``DecimalParser/parse(_:_:)`` of the field.
     ///
-    /// Straight-line for up to 15 integer digits and up to 7 fraction digits (coordinates,
-    /// epoch seconds and milliseconds): 8 bytes per load (``digits(_:)``), no branch per
-    /// digit; other lengths, and numbers within 24 bytes of `limit`, go through
-    /// ``prefixLoop(_:_:_:)``. Bytes are read up to `limit`, never past it.
+    /// Straight-line, without a branch per digit, for the shapes of coordinates and epoch times:
+    /// up to 7 integer digits with up to 7 fraction digits, or 8 to 15 integer digits without a
+    /// fraction. Each 8 bytes is one load (``marks(_:)``); the significand is taken scaled to 8
+    /// fraction digits (the fraction's bytes masked, the missing ones zeros, ``eightDigits(_:)``),
+    /// and the value is that integer over 10^8 (or 10^(8 − k)): both operands are exact and the
+    /// quotient is the same real number as Clinger's `digits / 10^fractionDigits`, so one
+    /// correctly rounded division gives the same bits. Other lengths, and numbers within 25 bytes
+    /// of `limit`, go through ``prefixLoop(_:_:_:)``. Bytes are read up to `limit`, never past it.
     /// - Complexity: O(length of the number).
     @inline(always)
     static func prefix(_ p: UnsafePointer<UInt8>, _ start: Int, _ limit: Int) -> (value: Double, end: Int)? {
@@ -21,48 +25,66 @@ enum PlainDecimal {
         let sign = p[i]
         let negative = sign == UInt8(ascii: "-")
         if negative || sign == UInt8(ascii: "+") { i &+= 1 }
-        // The integer digits: one word, or two for 8 to 15 of them.
-        var (m, k) = digits(UnsafeRawPointer(p + i))
-        if k == 8 {
-            let (low, k2) = digits(UnsafeRawPointer(p + (i &+ 8)))
-            guard k2 < 8 else { return prefixLoop(p, start, limit) }
-            m = m &* scale(k2) &+ low
-            k &+= k2
+        let (x, low) = marks(UnsafeRawPointer(p + i))
+        let v: Double
+        if low == 0 {
+            // 8 or more integer digits (epoch times): the next 8 bytes end them, no fraction.
+            let (y, lowY) = marks(UnsafeRawPointer(p + (i &+ 8)))
+            let k = lowY.trailingZeroBitCount &>> 3
+            i &+= 8 &+ k
+            guard lowY != 0 && p[i] != UInt8(ascii: ".") else { return prefixLoop(p, start, limit) }
+            // The integer times 10^(8 − k): y's digits with zeros after them.
+            let scaled = eightDigits(x) &* 100_000_000 &+ eightDigits(y & (lowY &>> 7 &- 1))
+            guard scaled <= 1 << 53 else { return prefixLoop(p, start, limit) }
+            v = Double(Int64(bitPattern: scaled)) / powerOfTen(8 &- k)
+        } else {
+            let k = low.trailingZeroBitCount &>> 3                       // integer digits, 0...7
+            let integer = k == 0 ? 0 : eightDigits(x &<< UInt64(64 &- 8 &* k))
+            i &+= k
+            if p[i] != UInt8(ascii: ".") {
+                guard k > 0 else { return nil }
+                v = Double(Int64(bitPattern: integer))
+            } else {
+                let (f, lowF) = marks(UnsafeRawPointer(p + (i &+ 1)))
+                guard lowF != 0 else { return prefixLoop(p, start, limit) }   // 8 or more fraction digits
+                let kf = lowF.trailingZeroBitCount &>> 3
+                guard k &+ kf > 0 else { return nil }
+                i &+= 1 &+ kf
+                // integer·10^8 + fraction·10^(8 − kf) < 10^15: exact.
+                let scaled = integer &* 100_000_000 &+ eightDigits(f & (lowF &>> 7 &- 1))
+                v = Double(Int64(bitPattern: scaled)) / 1e8
+            }
         }
-        i &+= k
-        guard p[i] == UInt8(ascii: ".") else {
-            guard k > 0 else { return nil }
-            let v = Double(m)                                          // m < 10^15: exact
-            return (negative ? -v : v, i)
-        }
-        let (f, kf) = digits(UnsafeRawPointer(p + (i &+ 1)))
-        guard kf < 8 else { return prefixLoop(p, start, limit) }
-        guard k &+ kf > 0 else { return nil }
-        i &+= 1 &+ kf
-        var v = Double(m &* scale(kf) &+ f)                            // < 10^22, but 2^53 is checked
-        if k &+ kf > 15 {
-            guard k &+ kf <= 19 && m &* scale(kf) &+ f <= 1 << 53 else { return nil }
-        }
-        if kf > 0 { v /= powerOfTen(kf) }
         return (negative ? -v : v, i)
     }
 
-    /// The leading run of decimal digits in the 8 bytes at `q` (first byte lowest): its value
-    /// and length (0...8). SWAR: the bytes minus `"0"` are digits when below 10, which adding
-    /// 0x76 tests in the high bit (a borrow or carry only moves up, past the first non-digit);
-    /// the run is shifted to the top of the word, the bytes below it becoming leading zeros, and
-    /// converted as `DecimalParser.eightDigits` does (three multiplications).
+    /// The 8 bytes at `q` minus `"0"` each (first byte lowest) and a mark (0x80) on the first
+    /// byte that is not a digit, and maybe on later ones; no mark when all 8 are digits. A byte
+    /// minus `"0"` is a digit when below 10, which adding 0x76 tests in its high bit; a borrow or
+    /// carry only moves up, past the first non-digit. The lowest mark is the one that counts.
+    @inline(always)
+    static func marks(_ q: UnsafeRawPointer) -> (digits: UInt64, marks: UInt64) {
+        let x = UInt64(littleEndian: q.loadUnaligned(as: UInt64.self)) &- 0x3030_3030_3030_3030
+        let m = (x | (x &+ 0x7676_7676_7676_7676)) & 0x8080_8080_8080_8080
+        return (x, m & (0 &- m))                                       // the lowest mark only
+    }
+
+    /// The 8-digit number whose digits are the bytes of `x` (0...9 each, first byte most
+    /// significant), as `DecimalParser.eightDigits` computes it: three multiplications.
+    @inline(always)
+    static func eightDigits(_ x: UInt64) -> UInt64 {
+        let d = x &* 10 &+ (x >> 8)                                    // bytes 0, 2, 4, 6: pairs
+        let pairs: UInt64 = 0x0000_00FF_0000_00FF
+        return ((d & pairs) &* (100 &+ (1_000_000 << 32)) &+ ((d >> 16) & pairs) &* (1 &+ (10_000 << 32))) >> 32
+    }
+
+    /// The leading run of decimal digits in the 8 bytes at `q`: its value and length (0...8).
     @inline(always)
     static func digits(_ q: UnsafeRawPointer) -> (value: UInt64, count: Int) {
-        let x = UInt64(littleEndian: q.loadUnaligned(as: UInt64.self)) &- 0x3030_3030_3030_3030
-        let marks = (x | (x &+ 0x7676_7676_7676_7676)) & 0x8080_8080_8080_8080
-        let k = marks.trailingZeroBitCount &>> 3                       // 8 when all are digits
+        let (x, low) = marks(q)
+        let k = low.trailingZeroBitCount &>> 3                         // 8 when all are digits
         if k == 0 { return (0, 0) }
-        var d = x &<< UInt64(64 &- 8 &* k)
-        d = d &* 10 &+ (d >> 8)                                        // bytes 0, 2, 4, 6: pairs
-        let pairs: UInt64 = 0x0000_00FF_0000_00FF
-        d = (d & pairs) &* (100 &+ (1_000_000 << 32)) &+ ((d >> 16) & pairs) &* (1 &+ (10_000 << 32))
-        return (d >> 32, k)
+        return (eightDigits(x &<< UInt64(64 &- 8 &* k)), k)
     }
 
     /// ``prefix(_:_:_:)`` for any length, a run of 8 digits at a time.

@@ -259,7 +259,7 @@ struct ReadCore {
 
     /// The device index of a name, or nil after reporting (empty, not UTF-8). `readable` as
     /// for ``DeviceState/intern(_:_:readable:)``.
-    @inline(__always)
+    @inline(always)
     mutating func device(_ p: UnsafePointer<UInt8>, _ n: Int, readable: Int = 0, line: Int, _ devices: inout DeviceState) throws(GeofenceError) -> Int32? {
         if n > 0, let d = devices.intern(p, n, readable: readable) { return d }
         if n == 0 {
