@@ -6,9 +6,9 @@ extension CSVLogParser {
     nonisolated(unsafe) static var fastRows = true
 
     /// One pass over the row `p[s..<e]`: walks its fields in order, parsing each number as it
-    /// scans (``PlainDecimal/prefix(_:_:_:)``, which may read ahead up to `core.end`),
-    /// and hands the fix on. A field that is not a plain number ending at its delimiter
-    /// (blanks, an exponent, an ISO time, an empty accuracy, many digits) is found with
+    /// scans (``PlainDecimal/prefix(_:_:_:)``, which may read ahead up to `core.end`; blanks
+    /// around it skipped), and hands the fix on. A field that is not a plain number ending at
+    /// its delimiter (an exponent, an ISO time, an empty accuracy, many digits) is found with
     /// ``findDelimiterOrQuote(_:_:_:_:)`` and parsed as the general path would. Returns false,
     /// having changed nothing but the time unit the general path would choose from the same
     /// value, for a row the general path must take: a quote, a wrong field count, or any field
@@ -28,8 +28,7 @@ extension CSVLogParser {
             let role = roles[col]
             var stop: Int
             if role > 0 {
-                if let (v, end) = PlainDecimal.prefix(p, i, limit),
-                   end < e ? p[end] == delimiter && col < last : end == e && col == last {
+                if let (v, end) = Self.number(p, i, e, limit, delimiter, last: col == last) {
                     stop = end
                     if role == 1 {
                         time = v
@@ -84,5 +83,29 @@ extension CSVLogParser {
         guard let device = try core.device(p + ds, de &- ds, readable: limit &- ds, line: line, &devices) else { return true }
         try core.accept(Fix(device: device, time: t, lat: lat, lon: lon, accuracy: accuracy, offset: offset), line: line, &devices, &batch)
         return true
+    }
+
+    /// The plain number that is all of the field at `p[i...]` (blanks around it trimmed, as
+    /// the general path trims a field) and where the field ends: at a delimiter, or at `e` for
+    /// the row's last field. Nil when the field is anything else.
+    @inline(always)
+    static func number(_ p: UnsafePointer<UInt8>, _ i: Int, _ e: Int, _ limit: Int, _ delimiter: UInt8,
+                       last: Bool) -> (value: Double, end: Int)? {
+        var r = PlainDecimal.prefix(p, i, limit)
+        if r == nil && i < e && (p[i] == 0x20 || p[i] == 0x09) { r = PlainDecimal.prefix(p, pastBlanks(p, i, e, delimiter), limit) }
+        guard let r else { return nil }
+        var end = r.end
+        if end < e && p[end] != delimiter { end = pastBlanks(p, end, e, delimiter) }
+        guard end < e ? p[end] == delimiter && !last : last else { return nil }
+        return (r.value, end)
+    }
+
+    /// The first offset from `i` on that is not a space or a tab (other than the delimiter),
+    /// or `e`.
+    @inline(always)
+    static func pastBlanks(_ p: UnsafePointer<UInt8>, _ i: Int, _ e: Int, _ delimiter: UInt8) -> Int {
+        var j = i
+        while j < e && (p[j] == 0x20 || p[j] == 0x09) && p[j] != delimiter { j &+= 1 }
+        return j
     }
 }
