@@ -1,7 +1,7 @@
 import GeofenceBase
 
 extension CSVLogParser {
-    /// Whether rows try ``fastRow(_:_:_:roles:line:_:_:_:)`` before the general path; tests
+    /// Whether rows try ``fastRow(_:_:_:roles:delimiter:line:_:_:_:)`` before the general path; tests
     /// turn it off to compare the two.
     nonisolated(unsafe) static var fastRows = true
 
@@ -13,11 +13,10 @@ extension CSVLogParser {
     /// having changed nothing but the time unit the general path would choose from the same
     /// value, for a row the general path must take: a quote, a wrong field count, or any field
     /// that is not good (the general path then reports it with its message).
-    @inline(__always)
-    func fastRow(_ p: UnsafePointer<UInt8>, _ s: Int, _ e: Int, roles: UnsafeBufferPointer<Int8>, line: Int,
-                 _ core: inout ReadCore, _ devices: inout DeviceState, _ batch: inout [Fix]) throws(GeofenceError) -> Bool {
+    @inline(always)
+    static func fastRow(_ p: UnsafePointer<UInt8>, _ s: Int, _ e: Int, roles: UnsafeBufferPointer<Int8>, delimiter: UInt8,
+                        line: Int, _ core: inout ReadCore, _ devices: inout DeviceState, _ batch: inout [Fix]) throws(GeofenceError) -> Bool {
         let limit = core.end
-        let delimiter = self.delimiter
         let last = roles.count &- 1
         var time = 0.0, numeric = true, offset: Int16 = 0
         var lat = 0.0, lon = 0.0, accuracy = 0.0
