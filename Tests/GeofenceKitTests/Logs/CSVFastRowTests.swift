@@ -33,6 +33,12 @@ final class CSVFastRowTests: XCTestCase {
         case 0: s += "e" + String(Int(g.next() % 40) - 20)
         case 1: s += "x"
         case 2: s += " "
+        case 3: s += "\t"
+        default: break
+        }
+        switch g.next() % 16 {
+        case 0: s = " " + s
+        case 1: s = "\t " + s
         default: break
         }
         return s
@@ -189,10 +195,11 @@ final class CSVFastRowTests: XCTestCase {
         var g = SeededGenerator(seed: seed)
         let nl = g.next() % 3 == 0 ? "\r\n" : "\n"
         let millis = g.next() % 3 == 0
+        let delimiter = [",", ";", "\t", "|"][Int(seed % 4)]               // sniffed from the header
         var header = ["device", "time", "lat", "lon", "accuracy"]
         if g.next() % 2 == 0 { header.insert("speed", at: Int(g.next() % 5)) }     // a column no role reads
         if g.next() % 3 == 0 { header.swapAt(0, 3) }                                 // another column order
-        var out = Array((header.joined(separator: ",") + nl).utf8)
+        var out = Array((header.joined(separator: delimiter) + nl).utf8)
         let names = ["a", "dev7", "12345678", "123456789", "367001234", "x y", "a-much-longer-device-name-0001",
                      "a-much-longer-device-name-0002", "dévice", "\"quo,ted\"", " padded ", ""]
         var t = 1_750_000_000.0
@@ -221,7 +228,7 @@ final class CSVFastRowTests: XCTestCase {
             case 2: values["accuracy"] = "-0"
             default: values["accuracy"] = String(g.next() % 100) + "." + String(g.next() % 10)
             }
-            values["speed"] = g.next() % 5 == 0 ? "\"1,5\"" : String(g.next() % 30)
+            values["speed"] = g.next() % 5 == 0 ? "\"1\(delimiter)5\"" : String(g.next() % 30)
             var fields = header.map { values[$0] ?? "" }
             switch g.next() % 50 {
             case 0: fields.removeLast()
@@ -229,9 +236,9 @@ final class CSVFastRowTests: XCTestCase {
             case 2: fields[Int(g.next() % UInt64(fields.count))] += "\""
             default: break
             }
-            var line = Array(fields.joined(separator: ",").utf8)
-            if g.next() % 50 == 0, let k = line.indices.filter({ line[$0] == UInt8(ascii: ",") }).randomElement(using: &g) {
-                line[k] = UInt8(ascii: "\"")                                      // a quote where a comma was
+            var line = Array(fields.joined(separator: delimiter).utf8)
+            if g.next() % 50 == 0, let k = line.indices.filter({ line[$0] == delimiter.utf8.first! }).randomElement(using: &g) {
+                line[k] = UInt8(ascii: "\"")                                      // a quote where a delimiter was
             }
             if g.next() % 200 == 0 { line.insert(0xFF, at: 0) }                       // not UTF-8
             out += line
