@@ -220,10 +220,12 @@ struct DeviceState {
     @inline(never)
     private mutating func insert(_ p: UnsafePointer<UInt8>, _ n: Int, key: Key, slot: Int) -> Int32? {
         let text = UnsafeBufferPointer(start: p, count: n)
+        // ASCII is valid UTF-8, and decoding it is much cheaper than the generic validation.
+        let ascii = text.allSatisfy { $0 < 0x80 }
         if bytesOnly {
-            guard text.allSatisfy({ $0 < 0x80 }) || String(validating: text, as: UTF8.self) != nil else { return nil }
+            guard ascii || String(validating: text, as: UTF8.self) != nil else { return nil }
         } else {
-            guard let name = String(validating: text, as: UTF8.self) else { return nil }
+            guard let name = ascii ? String(decoding: text, as: UTF8.self) : String(validating: text, as: UTF8.self) else { return nil }
             names.append(name)
             last.append(LastFix())
         }
