@@ -206,7 +206,7 @@ package enum DecimalParser {
     }
 
     /// 10^e for 0 ≤ e ≤ 22, every one exactly representable.
-    @inlinable @inline(__always)
+    @inline(__always)
     package static func exactPowerOfTen(_ e: Int) -> Double {
         switch e {
         case 0: return 1e0
