@@ -7,9 +7,11 @@ import GeofenceBase
 ///   column is an error for the whole file, even with `skipInvalid`.
 /// - Every row must have as many fields as the header. Fields are trimmed of spaces and tabs.
 ///   LF or CRLF line ends; blank lines are skipped (and counted as lines).
-/// - Rows without `"` take the fast path: fields are byte ranges of the read buffer, parsed in
-///   place. A row with a `"` is parsed by RFC 4180 rules (`""` escapes, quoted fields may hold
-///   commas and newlines) into a scratch buffer.
+/// - A row is first tried in one pass (``fastRow(_:_:_:roles:delimiter:line:_:_:_:)``, CSVFastRow.swift)
+///   that parses the numbers while it walks the fields; a row it declines (a quote, a wrong
+///   field count, a bad field) takes the general path. There, rows without `"` are split into
+///   byte ranges of the read buffer, parsed in place; a row with a `"` is parsed by RFC 4180
+///   rules (`""` escapes, quoted fields may hold commas and newlines) into a scratch buffer.
 /// - The last line, when it has no newline and fewer fields than the header, is a
 ///   ``SkipReason/truncatedLastLine`` (a file cut off mid-row), not ``SkipReason/tooFewFields``.
 struct CSVLogParser {
@@ -57,48 +59,62 @@ struct CSVLogParser {
         }
         var s = 0, e = 0, terminated = true
         let roles = self.roles          // read-only from here; a local so `self` stays free to mutate
-        let delimiter = self.delimiter
         // bounds[2 * role] ..< bounds[2 * role + 1]: a role's field in the row being parsed.
         try withUnsafeTemporaryAllocation(of: Int.self, capacity: 10) { (bounds) throws(GeofenceError) in
             bounds.initialize(repeating: 0)
             let b = bounds.baseAddress!
             try roles.withUnsafeBufferPointer { (r) throws(GeofenceError) in
-                let roleCount = r.count
+                let fast = Self.fastRows
+                let delimiter = self.delimiter
                 while batch.count < max {
                     guard try core.nextLine(&s, &e, &terminated) else { return }
                     if s == e { continue }                                     // blank line
                     let line = core.line
                     let p = UnsafePointer(core.base)
-                    // Split on commas; leave for the quoted path at the first quote.
-                    var col = 0
-                    var i = s
-                    var fieldStart = s
-                    var quoted = false
-                    while true {
-                        i = Self.findDelimiterOrQuote(p, i, e, delimiter)
-                        if i < e && p[i] == UInt8(ascii: "\"") { quoted = true; break }
-                        if col < roleCount {
-                            let role = Int(r[col])
-                            if role >= 0 { b[2 * role] = fieldStart; b[2 * role + 1] = i }
-                        }
-                        col += 1
-                        if i >= e { break }
-                        i += 1
-                        fieldStart = i
-                    }
-                    if quoted {
-                        // Back up to the row start and parse it by the quoting rules.
-                        core.pos = s
-                        core.line -= 1
-                        guard let count = try quotedRow(&core, bounds: b, terminated: &terminated) else { continue }
-                        try scratch.withUnsafeBufferPointer { (sp) throws(GeofenceError) in
-                            try row(sp.baseAddress ?? p, bounds: b, fields: count, terminated: terminated, line: line, &core, &devices, &batch)
-                        }
-                    } else {
-                        try row(p, bounds: b, fields: col, terminated: terminated, line: line, &core, &devices, &batch)
-                    }
+                    if fast, try Self.fastRow(p, s, e, roles: r, delimiter: delimiter, line: line, &core, &devices, &batch) { continue }
+                    try generalRow(s, e, terminated: &terminated, line: line, roles: r, bounds: b, &core, &devices, &batch)
                 }
             }
+        }
+    }
+
+    /// The row `base[s..<e]` by the general path: split into fields (or, at a quote, parsed by
+    /// the quoting rules from the row's start, maybe over several lines), then checked field by
+    /// field with the messages of docs/errors.md. Out of line, so that the one-pass loop around
+    /// the fast path stays small.
+    @inline(never)
+    private mutating func generalRow(_ s: Int, _ e: Int, terminated: inout Bool, line: Int, roles r: UnsafeBufferPointer<Int8>,
+                                     bounds b: UnsafeMutablePointer<Int>, _ core: inout ReadCore, _ devices: inout DeviceState,
+                                     _ batch: inout [Fix]) throws(GeofenceError) {
+        let p = UnsafePointer(core.base)
+        let roleCount = r.count
+        // Split on commas; leave for the quoted path at the first quote.
+        var col = 0
+        var i = s
+        var fieldStart = s
+        var quoted = false
+        while true {
+            i = Self.findDelimiterOrQuote(p, i, e, delimiter)
+            if i < e && p[i] == UInt8(ascii: "\"") { quoted = true; break }
+            if col < roleCount {
+                let role = Int(r[col])
+                if role >= 0 { b[2 * role] = fieldStart; b[2 * role + 1] = i }
+            }
+            col += 1
+            if i >= e { break }
+            i += 1
+            fieldStart = i
+        }
+        if quoted {
+            // Back up to the row start and parse it by the quoting rules.
+            core.pos = s
+            core.line -= 1
+            guard let count = try quotedRow(&core, bounds: b, terminated: &terminated) else { return }
+            try scratch.withUnsafeBufferPointer { (sp) throws(GeofenceError) in
+                try row(sp.baseAddress ?? p, bounds: b, fields: count, terminated: terminated, line: line, &core, &devices, &batch)
+            }
+        } else {
+            try row(p, bounds: b, fields: col, terminated: terminated, line: line, &core, &devices, &batch)
         }
     }
 

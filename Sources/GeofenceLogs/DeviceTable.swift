@@ -8,8 +8,9 @@ import Glibc
 /// keeps its index across the files, and its fixes must stay in time order across them, as if
 /// the logs were one file.
 ///
-/// Interning works on bytes: a row whose device equals the previous row's costs one `memcmp`;
-/// any other known device one hash probe; neither allocates. Only a new device creates a
+/// Interning works on bytes: a row whose device equals the previous row's costs a comparison
+/// of one word (names of up to 8 bytes) or a `memcmp`; any other known device one hash probe
+/// (a hash over 8 bytes at a time); neither allocates. Only a new device creates a
 /// `String`.
 public final class DeviceTable {
     var state = DeviceState()
@@ -87,7 +88,8 @@ struct DeviceState {
     /// Name bytes of all devices, back to back; device i is `bytes[offsets[i]..<offsets[i + 1]]`.
     var bytes: [UInt8] = []
     var offsets: [Int] = [0]
-    var hashes: [UInt64] = []
+    /// Per device: what a probe compares first.
+    var keys: [Key] = []
     /// Open addressing, linear probing; -1 = empty. Size a power of two, at most half full.
     var slots: [Int32] = Array(repeating: -1, count: 64)
     /// The device of the previous row (fast path for runs of one device).
@@ -110,32 +112,72 @@ struct DeviceState {
         var file: Int32 = -1
     }
 
-    @inline(__always)
-    static func hash(_ p: UnsafePointer<UInt8>, _ n: Int) -> UInt64 {
-        // FNV-1a, then a final mix so that linear probing sees well-spread low bits.
-        var h: UInt64 = 0xcbf2_9ce4_8422_2325
-        for i in 0..<n { h = (h ^ UInt64(p[i])) &* 0x0000_0100_0000_01B3 }
-        h ^= h >> 32
-        h = h &* 0xd6e8_feb8_6659_fd93
-        return h ^ (h >> 32)
+    /// What a probe compares before any name byte: the hash, the length and the name's last
+    /// 1 to 8 bytes as one word (``tail(_:_:readable:)``); a name of up to 8 bytes is equal
+    /// when these are.
+    struct Key {
+        var hash: UInt64
+        var tail: UInt64
+        var count: Int
     }
 
-    @inline(__always)
-    func equals(_ id: Int32, _ p: UnsafePointer<UInt8>, _ n: Int) -> Bool {
-        let s = offsets[Int(id)], e = offsets[Int(id) + 1]
-        guard e - s == n else { return false }
+    /// The last `n - 8·⌊(n - 1) / 8⌋` bytes of `p[0..<n]` (1 to 8; none when n is 0),
+    /// first byte lowest, zero above. One load when 8 bytes from there are `readable` (bytes
+    /// loadable from `p`, at least n), else two overlapping loads of 4 or three of 1; the same
+    /// word either way.
+    @inline(always)
+    static func tail(_ p: UnsafePointer<UInt8>, _ n: Int, readable: Int) -> UInt64 {
+        guard n > 0 else { return 0 }
+        let start = (n &- 1) & ~7
+        let r = n &- start
+        let q = UnsafeRawPointer(p + start)
+        if readable &- start >= 8 {
+            let w = UInt64(littleEndian: q.loadUnaligned(as: UInt64.self))
+            return r == 8 ? w : w & (1 &<< UInt64(8 &* r) &- 1)
+        }
+        if r >= 4 {
+            let low = UInt64(UInt32(littleEndian: q.loadUnaligned(as: UInt32.self)))
+            let high = UInt64(UInt32(littleEndian: q.loadUnaligned(fromByteOffset: r &- 4, as: UInt32.self)))
+            return low | high &<< UInt64(8 &* (r &- 4))                 // the overlap holds the same bytes
+        }
+        let b = q.assumingMemoryBound(to: UInt8.self)
+        return UInt64(b[0]) | UInt64(b[r >> 1]) &<< UInt64(8 &* (r >> 1)) | UInt64(b[r &- 1]) &<< UInt64(8 &* (r &- 1))
+    }
+
+    /// The hash of `p[0..<n]` whose ``tail(_:_:readable:)`` is `tail`: 64×64→128-bit
+    /// multiply-and-fold rounds over the length, each full 8 bytes before the tail, and the
+    /// tail; the low bits, which pick the slot, depend on every byte.
+    @inline(always)
+    static func hash(_ p: UnsafePointer<UInt8>, _ n: Int, tail: UInt64) -> UInt64 {
+        @inline(__always) func fold(_ a: UInt64, _ b: UInt64) -> UInt64 {
+            let (high, low) = a.multipliedFullWidth(by: b)
+            return high ^ low
+        }
+        var h = 0x9E37_79B9_7F4A_7C15 ^ UInt64(truncatingIfNeeded: n)
+        var i = 0
+        while n &- i > 8 {
+            h = fold(h ^ UInt64(littleEndian: UnsafeRawPointer(p + i).loadUnaligned(as: UInt64.self)), 0xA076_1D64_78BD_642F)
+            i &+= 8
+        }
+        return fold(h ^ 0xE703_7ED1_A0B4_28DB, tail ^ 0x8EBC_6AF0_9C88_C6E3)
+    }
+
+    /// Whether device `id` is `p[0..<n]`, whose key is `key` (the hash not compared).
+    @inline(always)
+    func equals(_ id: Int32, _ p: UnsafePointer<UInt8>, _ n: Int, tail: UInt64) -> Bool {
+        let k = keys[Int(id)]
+        guard k.tail == tail && k.count == n else { return false }
+        if n <= 8 { return true }
+        let head = (n &- 1) & ~7                                       // the bytes before the tail, whole words
+        let s = offsets[Int(id)]
         return bytes.withUnsafeBufferPointer { b in
-            let q = b.baseAddress! + s
-            if n > 32 { return memcmp(q, p, n) == 0 }
+            let q = UnsafeRawPointer(b.baseAddress! + s)
+            if head > 32 { return memcmp(q, p, head) == 0 }
             // Device ids are short: an inline loop beats a call.
             var i = 0
-            while i + 8 <= n {
-                if UnsafeRawPointer(q + i).loadUnaligned(as: UInt64.self) != UnsafeRawPointer(p + i).loadUnaligned(as: UInt64.self) { return false }
-                i += 8
-            }
-            while i < n {
-                if q[i] != p[i] { return false }
-                i += 1
+            while i < head {
+                if q.loadUnaligned(fromByteOffset: i, as: UInt64.self) != UnsafeRawPointer(p).loadUnaligned(fromByteOffset: i, as: UInt64.self) { return false }
+                i &+= 8
             }
             return true
         }
@@ -143,50 +185,56 @@ struct DeviceState {
 
     /// The index of a name, or -1.
     func find(_ p: UnsafePointer<UInt8>, _ n: Int) -> Int32 {
-        let h = Self.hash(p, n)
+        let tail = Self.tail(p, n, readable: n)
+        let h = Self.hash(p, n, tail: tail)
         let mask = slots.count - 1
         var i = Int(truncatingIfNeeded: h) & mask
         while true {
             let id = slots[i]
             if id < 0 { return -1 }
-            if hashes[Int(id)] == h && equals(id, p, n) { return id }
+            if keys[Int(id)].hash == h && equals(id, p, n, tail: tail) { return id }
             i = (i + 1) & mask
         }
     }
 
     /// The index of the name `p[0..<n]`, adding it when new; nil when a new name is not UTF-8.
+    /// `readable` (at least n) is how many bytes from `p` may be loaded: 8 past the name's
+    /// last full word let one load read its tail.
     /// - Complexity: O(n) expected; allocation only for a new name.
-    @inline(__always)
-    mutating func intern(_ p: UnsafePointer<UInt8>, _ n: Int) -> Int32? {
-        if previous >= 0 && equals(previous, p, n) { return previous }
-        let h = Self.hash(p, n)
-        let mask = slots.count - 1
+    @inline(always)
+    mutating func intern(_ p: UnsafePointer<UInt8>, _ n: Int, readable: Int = 0) -> Int32? {
+        let tail = Self.tail(p, n, readable: Swift.max(n, readable))
+        if previous >= 0 && equals(previous, p, n, tail: tail) { return previous }
+        let h = Self.hash(p, n, tail: tail)
+        let mask = slots.count &- 1
         var i = Int(truncatingIfNeeded: h) & mask
         while true {
             let id = slots[i]
             if id < 0 { break }
-            if hashes[Int(id)] == h && equals(id, p, n) { previous = id; return id }
-            i = (i + 1) & mask
+            if keys[Int(id)].hash == h && equals(id, p, n, tail: tail) { previous = id; return id }
+            i = (i &+ 1) & mask
         }
-        return insert(p, n, hash: h, slot: i)
+        return insert(p, n, key: Key(hash: h, tail: tail, count: n), slot: i)
     }
 
     @inline(never)
-    private mutating func insert(_ p: UnsafePointer<UInt8>, _ n: Int, hash h: UInt64, slot: Int) -> Int32? {
+    private mutating func insert(_ p: UnsafePointer<UInt8>, _ n: Int, key: Key, slot: Int) -> Int32? {
         let text = UnsafeBufferPointer(start: p, count: n)
+        // ASCII is valid UTF-8, and decoding it is much cheaper than the generic validation.
+        let ascii = text.allSatisfy { $0 < 0x80 }
         if bytesOnly {
-            guard text.allSatisfy({ $0 < 0x80 }) || String(validating: text, as: UTF8.self) != nil else { return nil }
+            guard ascii || String(validating: text, as: UTF8.self) != nil else { return nil }
         } else {
-            guard let name = String(validating: text, as: UTF8.self) else { return nil }
+            guard let name = ascii ? String(decoding: text, as: UTF8.self) : String(validating: text, as: UTF8.self) else { return nil }
             names.append(name)
             last.append(LastFix())
         }
-        let id = Int32(hashes.count)
+        let id = Int32(keys.count)
         bytes.append(contentsOf: text)
         offsets.append(bytes.count)
-        hashes.append(h)
+        keys.append(key)
         slots[slot] = id
-        if hashes.count * 2 > slots.count { rehash() }
+        if keys.count * 2 > slots.count { rehash() }
         previous = id
         return id
     }
@@ -197,7 +245,7 @@ struct DeviceState {
         bytes.removeAll(keepingCapacity: true)
         offsets.removeAll(keepingCapacity: true)
         offsets.append(0)
-        hashes.removeAll(keepingCapacity: true)
+        keys.removeAll(keepingCapacity: true)
         last.removeAll(keepingCapacity: true)
         slots.withUnsafeMutableBufferPointer { $0.update(repeating: -1) }
         previous = -1
@@ -206,8 +254,8 @@ struct DeviceState {
     private mutating func rehash() {
         var newSlots = [Int32](repeating: -1, count: slots.count * 2)
         let mask = newSlots.count - 1
-        for id in 0..<hashes.count {
-            var i = Int(truncatingIfNeeded: hashes[id]) & mask
+        for id in 0..<keys.count {
+            var i = Int(truncatingIfNeeded: keys[id].hash) & mask
             while newSlots[i] >= 0 { i = (i + 1) & mask }
             newSlots[i] = Int32(id)
         }

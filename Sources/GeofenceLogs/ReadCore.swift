@@ -260,11 +260,13 @@ struct ReadCore {
         try report(.badTime, line: line) { "time \(text) is not ISO 8601 or an epoch number" }
     }
 
-    /// The device index of a name, or nil after reporting (empty, not UTF-8).
-    @inline(__always)
-    mutating func device(_ p: UnsafePointer<UInt8>, _ n: Int, line: Int, _ devices: inout DeviceState) throws(GeofenceError) -> Int32? {
+    /// The device index of a name, or nil after reporting (empty, not UTF-8). `readable` as
+    /// for ``DeviceState/intern(_:_:readable:)``. A parse worker's core gives a device of the
+    /// reader's own table its encoded index there (``knownDevices``).
+    @inline(always)
+    mutating func device(_ p: UnsafePointer<UInt8>, _ n: Int, readable: Int = 0, line: Int, _ devices: inout DeviceState) throws(GeofenceError) -> Int32? {
         if n > 0, let known = knownDevices, let d = known.lookup(p, n) { return d }
-        if n > 0, let d = devices.intern(p, n) { return d }
+        if n > 0, let d = devices.intern(p, n, readable: readable) { return d }
         if n == 0 {
             try report(.emptyDevice, line: line) { "empty device id" }
         } else {

@@ -1,0 +1,307 @@
+import Foundation
+import XCTest
+import GeofenceTestSupport
+@testable import GeofenceBase
+@testable import GeofenceLogs
+
+/// The one-pass CSV row parser (CSVFastRow.swift, PlainDecimal.swift) against the general path
+/// it stands in for, and against `Double(String)` (strtod): bit-identical fixes, the same
+/// devices, skips, messages and errors, whatever the number shapes, the window ends and the
+/// thread count.
+final class CSVFastRowTests: XCTestCase {
+    var dir = ""
+    override func setUp() { dir = makeTemporaryDirectory() }
+    override func tearDown() {
+        CSVLogParser.fastRows = true
+        try? FileManager.default.removeItem(atPath: dir)
+    }
+
+    // MARK: Numbers
+
+    /// Random number text: a sign, 0 to 20 integer digits (leading zeros too), a point, 0 to
+    /// 20 fraction digits, now and then an exponent or a stray byte.
+    func numberText(_ g: inout SeededGenerator) -> String {
+        var s = ""
+        switch g.next() % 4 { case 0: s += "-"; case 1: s += "+"; default: break }
+        let digits = Int(g.next() % 21)
+        for k in 0..<digits { s += String(k == 0 && g.next() % 3 == 0 ? 0 : g.next() % 10) }
+        if g.next() % 4 != 0 {
+            s += "."
+            for _ in 0..<Int(g.next() % 21) { s += String(g.next() % 10) }
+        }
+        switch g.next() % 12 {
+        case 0: s += "e" + String(Int(g.next() % 40) - 20)
+        case 1: s += "x"
+        case 2: s += " "
+        case 3: s += "\t"
+        default: break
+        }
+        switch g.next() % 16 {
+        case 0: s = " " + s
+        case 1: s = "\t " + s
+        default: break
+        }
+        return s
+    }
+
+    /// `PlainDecimal.prefix` either declines or gives `Double(String)`'s value bit for bit and
+    /// stops exactly where the plain number ends; with the text at the very end of the readable
+    /// bytes too (the loop path).
+    func testPlainPrefixAgreesWithStrtod() {
+        var g = SeededGenerator(seed: 7)
+        var decided = 0, tried = 0
+        for _ in 0..<40_000 {
+            let text = numberText(&g)
+            let plain = text.prefix { $0.isNumber || $0 == "." || $0 == "-" || $0 == "+" }
+            // The plain part is a number only as `[+-]digits[.digits]` with a digit.
+            let isPlain = plain.range(of: #"^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)$"#, options: .regularExpression) != nil
+            for padded in [true, false] {
+                var bytes = Array(text.utf8)
+                let limit = bytes.count
+                if padded { bytes += Array(",0123456789abcdefghijklmnopqrstuvwxyz".utf8) }
+                let got = bytes.withUnsafeBufferPointer { PlainDecimal.prefix($0.baseAddress!, 0, padded ? bytes.count : limit) }
+                tried += 1
+                guard let (v, end) = got else { continue }
+                decided += 1
+                XCTAssertTrue(isPlain, "\(text): decided a number that is not plain")
+                XCTAssertEqual(end, plain.utf8.count, "\(text): stopped at \(end)")
+                let expected = Double(String(plain))
+                XCTAssertEqual(v.bitPattern, expected?.bitPattern, "\(text): \(v) vs \(String(describing: expected))")
+                let viaParser = Array(plain.utf8).withUnsafeBufferPointer { DecimalParser.parse($0.baseAddress!, $0.count) }
+                XCTAssertEqual(v.bitPattern, viaParser?.bitPattern, "\(text)")
+            }
+        }
+        // Most shapes are decided here (the test would pass vacuously otherwise).
+        XCTAssertGreaterThan(decided, tried / 3)
+    }
+
+    /// The shapes the straight-line path takes (coordinates with up to 7 decimals, epoch
+    /// seconds and milliseconds), each with every digit count, against strtod.
+    func testCommonShapesExactly() {
+        var g = SeededGenerator(seed: 11)
+        for intDigits in 0...16 {
+            for fracDigits in -1...9 {
+                for _ in 0..<30 {
+                    var s = g.next() % 2 == 0 ? "-" : ""
+                    for _ in 0..<intDigits { s += String(g.next() % 10) }
+                    if fracDigits >= 0 { s += "." }
+                    for _ in 0..<max(fracDigits, 0) { s += String(g.next() % 10) }
+                    let bytes = Array((s + ",1234567890123456789012345678901234567890").utf8)
+                    let got = bytes.withUnsafeBufferPointer { PlainDecimal.prefix($0.baseAddress!, 0, $0.count) }
+                    let expected = Double(s)
+                    if let (v, end) = got {
+                        XCTAssertEqual(end, s.utf8.count, s)
+                        XCTAssertEqual(v.bitPattern, expected?.bitPattern, s)
+                    } else if intDigits + max(fracDigits, 0) > 0 && intDigits + max(fracDigits, 0) <= 15 {
+                        XCTFail("\(s): a common shape was declined")
+                    }
+                }
+            }
+        }
+    }
+
+    // MARK: Device keys
+
+    /// A name's tail word is the same whether it is loaded in one piece or assembled from
+    /// short loads, and interning matches a dictionary over many lengths and near-equal names.
+    func testDeviceInterningMatchesADictionary() {
+        var g = SeededGenerator(seed: 3)
+        var state = DeviceState()
+        var reference: [[UInt8]: Int32] = [:]
+        var names: [[UInt8]] = []
+        for _ in 0..<3_000 {
+            var name: [UInt8]
+            if !names.isEmpty && g.next() % 3 == 0 {
+                name = names[Int(g.next() % UInt64(names.count))]
+                if g.next() % 2 == 0 {                       // one byte off, or one longer
+                    let k = Int(g.next() % UInt64(name.count))
+                    if g.next() % 2 == 0 { name[k] ^= 1 } else { name.append(name[k]) }
+                }
+            } else {
+                name = (0..<(1 + Int(g.next() % 40))).map { _ in UInt8(ascii: "a") + UInt8(g.next() % 3) }
+            }
+            let padded = name + [UInt8](repeating: 0x7A, count: 16)
+            let got: Int32? = padded.withUnsafeBufferPointer { b in
+                let n = name.count
+                let short = DeviceState.tail(b.baseAddress!, n, readable: n)
+                let long = DeviceState.tail(b.baseAddress!, n, readable: b.count)
+                XCTAssertEqual(short, long, "\(n)")
+                // Alternate how many bytes past the name may be read.
+                return state.intern(b.baseAddress!, n, readable: g.next() % 2 == 0 ? n : b.count)
+            }
+            let expected = reference[name] ?? Int32(reference.count)
+            if reference[name] == nil { reference[name] = expected; names.append(name) }
+            XCTAssertEqual(got, expected)
+        }
+        for (name, id) in reference {
+            XCTAssertEqual(name.withUnsafeBufferPointer { state.find($0.baseAddress!, $0.count) }, id)
+        }
+    }
+
+    // MARK: Whole files, fast path against general path
+
+    /// Everything a read shows; fixes compared bit for bit, offsets included.
+    struct Outcome: Equatable {
+        var fixes: [[UInt64]] = []
+        var devices: [String] = []
+        var skipped: [SkipReason: Int] = [:]
+        var messages: [SkipReason: String] = [:]
+        var error: String? = nil
+        var unit: TimeUnit? = nil
+        var first: UInt64? = nil
+        var line = 0
+    }
+
+    /// Fails with the first difference (a whole outcome is too long to print).
+    func assertSame(_ a: Outcome, _ b: Outcome, _ what: String, file: StaticString = #filePath, line: UInt = #line) {
+        guard a != b else { return }
+        if let k = a.fixes.indices.first(where: { $0 < b.fixes.count && a.fixes[$0] != b.fixes[$0] }) {
+            return XCTFail("\(what): fix \(k) differs: \(a.fixes[k]) vs \(b.fixes[k])", file: file, line: line)
+        }
+        var x = a, y = b
+        x.fixes = []; y.fixes = []
+        XCTFail("\(what): \(a.fixes.count) vs \(b.fixes.count) fixes; \(x) vs \(y)", file: file, line: line)
+    }
+
+    func outcome(_ path: String, _ options: LogReaderOptions, fast: Bool) -> Outcome {
+        CSVLogParser.fastRows = fast
+        defer { CSVLogParser.fastRows = true }
+        var o = Outcome()
+        do {
+            let reader = try LogReader(path: path, options: options)
+            var b: [Fix] = []
+            do {
+                while try reader.next(into: &b, max: 500) {
+                    o.fixes += b.map { [UInt64(bitPattern: Int64($0.device)), UInt64(bitPattern: Int64($0.offset)), $0.time.bitPattern,
+                                        $0.lat.bitPattern, $0.lon.bitPattern, $0.accuracy.bitPattern] }
+                }
+            } catch {
+                o.error = "\(error)"
+            }
+            o.devices = reader.devices.names
+            o.skipped = reader.skipped
+            o.messages = reader.firstSkipMessages
+            o.unit = reader.detectedTimeUnit?.unit
+            o.first = reader.detectedTimeUnit?.first.bitPattern
+            if o.error == nil { o.line = reader.line }
+        } catch {
+            o.error = "\(error)"
+        }
+        return o
+    }
+
+    /// A CSV log whose rows mix what the fast path takes with everything it must decline.
+    func generatedLog(seed: UInt64, rows: Int) -> [UInt8] {
+        var g = SeededGenerator(seed: seed)
+        let nl = g.next() % 3 == 0 ? "\r\n" : "\n"
+        let millis = g.next() % 3 == 0
+        let delimiter = [",", ";", "\t", "|"][Int(seed % 4)]               // sniffed from the header
+        var header = ["device", "time", "lat", "lon", "accuracy"]
+        if g.next() % 2 == 0 { header.insert("speed", at: Int(g.next() % 5)) }     // a column no role reads
+        if g.next() % 3 == 0 { header.swapAt(0, 3) }                                 // another column order
+        var out = Array((header.joined(separator: delimiter) + nl).utf8)
+        let names = ["a", "dev7", "12345678", "123456789", "367001234", "x y", "a-much-longer-device-name-0001",
+                     "a-much-longer-device-name-0002", "dévice", "\"quo,ted\"", " padded ", ""]
+        var t = 1_750_000_000.0
+        for r in 0..<rows {
+            t += Double(g.next() % 3)
+            if r > 0 && g.next() % 40 == 0 { out += Array(nl.utf8); continue }      // blank line
+            var values: [String: String] = [:]
+            values["device"] = names[Int(g.next() % UInt64(names.count))]
+            let seconds = millis ? String(Int(t) * 1000 + Int(g.next() % 1000)) : String(Int(t))
+            switch r == 0 ? 15 : g.next() % 16 {                                   // the first time chooses the unit
+            case 0: values["time"] = LogTime.format(t)
+            case 1: values["time"] = LogTime.format(t).replacingOccurrences(of: "Z", with: "+02:00")
+            case 2: values["time"] = seconds + ".25"
+            case 3: values["time"] = " " + seconds
+            case 4: values["time"] = "\"" + seconds + "\""
+            case 5: values["time"] = g.next() % 2 == 0 ? "1.75e9" : "yesterday"
+            case 6: values["time"] = String(Int(t) - 100)
+            default: values["time"] = seconds
+            }
+            let bad = g.next() % 6 == 0
+            values["lat"] = bad ? numberText(&g) : String(format: "%.\(g.next() % 9)f", Double(g.next() % 180_000_000) / 1e6 - 90)
+            values["lon"] = bad && g.next() % 2 == 0 ? numberText(&g) : String(format: "%.\(g.next() % 9)f", Double(g.next() % 360_000_000) / 1e6 - 180)
+            switch g.next() % 8 {
+            case 0: values["accuracy"] = ""
+            case 1: values["accuracy"] = numberText(&g)
+            case 2: values["accuracy"] = "-0"
+            default: values["accuracy"] = String(g.next() % 100) + "." + String(g.next() % 10)
+            }
+            values["speed"] = g.next() % 5 == 0 ? "\"1\(delimiter)5\"" : String(g.next() % 30)
+            var fields = header.map { values[$0] ?? "" }
+            switch g.next() % 50 {
+            case 0: fields.removeLast()
+            case 1: fields.append("extra")
+            case 2: fields[Int(g.next() % UInt64(fields.count))] += "\""
+            default: break
+            }
+            var line = Array(fields.joined(separator: delimiter).utf8)
+            if g.next() % 50 == 0, let k = line.indices.filter({ line[$0] == delimiter.utf8.first! }).randomElement(using: &g) {
+                line[k] = UInt8(ascii: "\"")                                      // a quote where a delimiter was
+            }
+            if g.next() % 200 == 0 { line.insert(0xFF, at: 0) }                       // not UTF-8
+            out += line
+            if r < rows - 1 || g.next() % 2 == 0 { out += Array(nl.utf8) }
+        }
+        return out
+    }
+
+    func write(_ bytes: [UInt8], _ name: String) -> String {
+        let path = dir + "/" + name
+        FileManager.default.createFile(atPath: path, contents: Data(bytes))
+        return path
+    }
+
+    /// The fast path gives what the general path gives, lenient and strict, with windows of
+    /// many sizes (rows cut at every window end), serially and with 2 and 8 threads.
+    func testGeneratedLogsSameAsGeneralPath() {
+        for seed in 1...24 as ClosedRange<UInt64> {
+            let path = write(generatedLog(seed: seed, rows: 400), "log\(seed).csv")
+            for lenient in [true, false] {
+                let base = LogReaderOptions(skipInvalid: lenient)
+                let general = outcome(path, base, fast: false)
+                if lenient { XCTAssertGreaterThan(general.fixes.count, 100, "seed \(seed): too few good rows to compare") }
+                for chunk in [1, 7, 64, 1000, 1 << 20] {
+                    var o = base
+                    o.chunkSize = chunk
+                    assertSame(outcome(path, o, fast: true), general, "seed \(seed), lenient \(lenient), chunk \(chunk)")
+                }
+                for threads in [2, 8] {
+                    for chunk in [5, 300, 1 << 20] {
+                        var o = base
+                        o.threads = threads
+                        o.parallelChunkSize = chunk
+                        assertSame(outcome(path, o, fast: true), general, "seed \(seed), lenient \(lenient), threads \(threads), chunk \(chunk)")
+                    }
+                }
+            }
+        }
+    }
+
+    /// Clean logs (the shape the fast path is for), one device per row or runs of one device,
+    /// read whole: the same fixes as the general path and as strtod.
+    func testCleanLogMatchesStrtod() throws {
+        var g = SeededGenerator(seed: 5)
+        var text = "device,time,lat,lon,accuracy\n"
+        var expected: [(String, Double, Double, Double, Double)] = []
+        for r in 0..<5_000 {
+            let d = "d\(g.next() % 300)"
+            let lat = String(format: "%.7f", Double(g.next() % 180_000_000) / 1e6 - 90)
+            let lon = String(format: "%.\(g.next() % 8)f", Double(g.next() % 360_000_000) / 1e6 - 180)
+            let acc = String(format: "%.1f", Double(g.next() % 1000) / 10)
+            let t = 1_750_000_000 + r
+            text += "\(d),\(t),\(lat),\(lon),\(acc)\n"
+            expected.append((d, Double(t), Double(lat)!, Double(lon)!, Double(acc)!))
+        }
+        let path = writeFile(dir, "clean.csv", text)
+        let fast = outcome(path, LogReaderOptions(), fast: true)
+        assertSame(fast, outcome(path, LogReaderOptions(), fast: false), "clean")
+        let (fixes, reader) = try readLog(path)
+        XCTAssertEqual(fixes.count, expected.count)
+        let wrong = zip(fixes, expected).filter { f, e in
+            reader.devices.name(f.device) != e.0 || [f.time, f.lat, f.lon, f.accuracy].map(\.bitPattern) != [e.1, e.2, e.3, e.4].map(\.bitPattern)
+        }
+        XCTAssertEqual(wrong.count, 0, "first: \(String(describing: wrong.first))")
+    }
+}
