@@ -21,8 +21,8 @@ if [ ! -x "$VENV/bin/python" ]; then
 fi
 "$VENV/bin/pip" install -q --disable-pip-version-check -r "$PEERS/requirements.txt"
 
-swift build -c release --product geofence-bench
-swift build -c release --product geofence          # the whole-CLI rows of evaluate-scattered
+swift build -c release --static-swift-stdlib --product geofence-bench
+swift build -c release --static-swift-stdlib --product geofence          # the whole-CLI rows of evaluate-scattered
 mkdir -p "$OUT"
 SCATTERED=$PEERS/scattered
 echo "== ours: geofence-bench --filter evaluate-real --filter evaluate-scattered"
