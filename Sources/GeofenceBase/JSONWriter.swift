@@ -43,6 +43,12 @@ public enum JSONWriter {
     /// - Complexity: O(n) in the length of `s`.
     public static func writeString(_ s: String, to out: inout String) {
         out += "\""
+        // Most strings (identifiers, names) need no escape: appended whole.
+        if !s.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+            out += s
+            out += "\""
+            return
+        }
         for u in s.unicodeScalars {
             switch u {
             case "\"": out += "\\\""

@@ -199,11 +199,23 @@ public struct EventWriter {
         var rem = secs % 86_400
         if rem < 0 { rem += 86_400; days -= 1 }
         let (y, m, d) = LogTime.civilFromDays(Int(days))
-        func two(_ v: Int64) -> String { v < 10 ? "0\(v)" : "\(v)" }
-        let year = String(y)
-        var s = String(repeating: "0", count: max(0, 4 - year.count)) + year
-        s += "-\(two(Int64(m)))-\(two(Int64(d)))T\(two(rem / 3600)):\(two(rem % 3600 / 60)):\(two(rem % 60))"
-        if ms != 0 { s += "." + String(format: "%03d", ms) }
-        return s + "Z"
+        // Written byte by byte: `YYYY-MM-DDThh:mm:ss[.mmm]Z` (the year is 1...9999).
+        return String(unsafeUninitializedCapacity: 24) { b in
+            var i = 0
+            func digits(_ v: Int, _ count: Int) {
+                var v = v
+                for k in stride(from: count - 1, through: 0, by: -1) {
+                    b[i + k] = UInt8(ascii: "0") + UInt8(v % 10)
+                    v /= 10
+                }
+                i += count
+            }
+            func byte(_ c: Unicode.Scalar) { b[i] = UInt8(c.value); i += 1 }
+            digits(y, 4); byte("-"); digits(m, 2); byte("-"); digits(d, 2); byte("T")
+            digits(Int(rem / 3600), 2); byte(":"); digits(Int(rem % 3600 / 60), 2); byte(":"); digits(Int(rem % 60), 2)
+            if ms != 0 { byte("."); digits(Int(ms), 3) }
+            byte("Z")
+            return i
+        }
     }
 }
