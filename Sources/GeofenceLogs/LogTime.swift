@@ -37,6 +37,7 @@ public enum LogTime {
     /// and numbers).
     @inline(__always)
     static func parseZoned(_ p: UnsafePointer<UInt8>, _ n: Int) -> (Double, Bool, Int16)? {
+        if n == 20, let v = parseUTCSeconds(p) { return (v, false, 0) }
         if n >= 10 && p[4] == UInt8(ascii: "-") { return parseISOZoned(p, n).map { ($0.0, false, $0.1) } }
         if n >= 13 && n <= 40 && (p[8] == UInt8(ascii: "T") || p[8] == UInt8(ascii: "t")) {
             if let v = parseBasic(p, n) { return (v.0, false, v.1) }
