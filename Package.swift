@@ -23,6 +23,7 @@ let package = Package(
         .systemLibrary(name: "CGEOS", pkgConfig: "geos", providers: [.apt(["libgeos-dev"])]),
         .systemLibrary(name: "CPROJ", pkgConfig: "proj", providers: [.apt(["libproj-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(name: "CDeflate", pkgConfig: "libdeflate", providers: [.apt(["libdeflate-dev"])]),
         // GDAL: headers at build time, the library opened with dlopen on first use (Sources/CGDAL).
         .target(name: "CGDAL"),
         // Linux system calls Swift cannot reach directly (renameat2's RENAME_EXCHANGE).
@@ -39,7 +40,7 @@ let package = Package(
         // Fences as values (Fence, FenceShape, Coordinate) and the packed R-tree over them (FenceIndex).
         .target(name: "GeofenceIndex", dependencies: ["GeofenceBase", "Geodesy"], swiftSettings: checks),
         // Location logs: CSV, NDJSON and GPX readers (gzip, stdin), device interning, times.
-        .target(name: "GeofenceLogs", dependencies: ["GeofenceBase", "CZlib"], swiftSettings: checks),
+        .target(name: "GeofenceLogs", dependencies: ["GeofenceBase", "CZlib", "CDeflate"], swiftSettings: checks),
         // Fence files: GeoJSON and CSV loading, other vector formats through GDAL, validation and repair
         // (GEOS), reprojection (PROJ), writing.
         .target(name: "GeofenceFences", dependencies: ["GeofenceBase", "GeofenceIndex", "GeometryKit", "GeofenceGDAL", "Geodesy", "CZlib"], swiftSettings: checks),

@@ -1,5 +1,6 @@
 import GeofenceBase
 import CZlib
+import CDeflate
 import Glibc
 import Synchronization
 
@@ -51,6 +52,32 @@ final class ByteSource {
     private var input: UnsafeMutablePointer<UInt8>?
     private var rawEOF = false
     private var memberEnded = false
+    /// The file was one gzip member small enough to be read whole: inflated at once into
+    /// `base[0..<prefilled]`, nothing more to read.
+    private var inflatedWhole = false
+
+    /// `p[0..<n]` inflated whole with libdeflate when it is exactly one gzip member whose
+    /// trailer gives its size (at most 256 MiB), into a buffer with `room` bytes to spare; nil
+    /// otherwise (several members, damage, a truncated file: then zlib reads it as a stream
+    /// and reports what is wrong).
+    static func inflateWhole(_ p: UnsafeMutablePointer<UInt8>, _ n: Int, room: Int)
+        -> (bytes: UnsafeMutablePointer<UInt8>, capacity: Int, count: Int)? {
+        guard n >= 18 else { return nil }
+        let size = Int(UInt32(littleEndian: UnsafeRawPointer(p + n - 4).loadUnaligned(as: UInt32.self)))
+        guard size > 0, size <= 1 << 28 else { return nil }
+        guard let d = libdeflate_alloc_decompressor() else { return nil }
+        defer { libdeflate_free_decompressor(d) }
+        let capacity = size + Swift.max(room, 2)
+        let out = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity)
+        var used = 0, produced = 0
+        // LIBDEFLATE_SUCCESS, or BAD_DATA / SHORT_OUTPUT / INSUFFICIENT_SPACE
+        let r = libdeflate_gzip_decompress_ex(d, p, n, out, size, &used, &produced)
+        guard r == LIBDEFLATE_SUCCESS, used == n, produced == size else {
+            out.deallocate()
+            return nil
+        }
+        return (out, capacity, size)
+    }
 
     /// Opens `path` (`-` = stdin) and reads the first chunk.
     /// - Throws: ``GeofenceError/input(_:)`` with kind ``InputError/Kind/notFound``,
@@ -103,7 +130,16 @@ final class ByteSource {
         } catch {
             throw Self.geofenceError(error, path: path, line: 1)
         }
-        if n >= 2 && base[0] == 0x1F && base[1] == 0x8B {
+        if n >= 2 && base[0] == 0x1F && base[1] == 0x8B, ownsFD, let total = totalBytes, total == Int64(n),
+           let whole = Self.inflateWhole(base, n, room: chunkSize) {
+            // The whole file, one gzip member, was read by the first read: inflated at once.
+            isGzip = true
+            inflatedWhole = true
+            base.deallocate()
+            base = whole.bytes
+            capacity = whole.capacity
+            prefilled = whole.count
+        } else if n >= 2 && base[0] == 0x1F && base[1] == 0x8B {
             isGzip = true
             let input = UnsafeMutablePointer<UInt8>.allocate(capacity: max(chunkSize, n))
             input.update(from: base, count: n)
@@ -204,7 +240,7 @@ final class ByteSource {
         if let pipe {
             n = try pipe.read(into: base + kept, max: room)
         } else {
-            n = isGzip ? try inflateSome(into: base + kept, max: room) : try readRaw(into: base + kept, max: room)
+            n = isGzip && !inflatedWhole ? try inflateSome(into: base + kept, max: room) : try readRaw(into: base + kept, max: room)
         }
         return (kept + n, n == 0)
     }
