@@ -98,6 +98,7 @@ struct EvaluateSuites {
                 let (t, cpu) = try Clock.wallAndCPU {
                     var options = LogReaderOptions()
                     options.threads = threads
+                    options.quickStart = true        // as `geofence evaluate` reads
                     let reader = try LogReader(path: path, options: options)
                     while try reader.next(into: &batch, max: RandomWalk.batchSize) { run.process(batch) }
                 }

@@ -110,6 +110,7 @@ public final class LogReader {
         } else {
             reading = .parallel(threads: options.threads)
             parallel = ParallelReader(threads: options.threads, chunkBytes: Swift.max(1, options.parallelChunkSize))
+            parallel!.quickStart = options.quickStart
             lineParser = csv.map { .csv($0) } ?? ndjson.map { .ndjson($0) }
             csv = nil
             ndjson = nil
@@ -167,6 +168,9 @@ public final class LogReader {
     /// of that batch are dropped).
     private func nextParallel(into batch: inout [Fix], limit: Int) throws(GeofenceError) -> Bool {
         while ready.count - readyPos < limit && pendingError == nil && !parallel!.done {
+            // After one of the small first rounds, what is ready goes out at once (the caller
+            // works on it while the next round is parsed).
+            if options.quickStart && warmedUp && parallel!.lastRoundSmall && ready.count > readyPos && parallel!.pending == nil { break }
             if readyPos > 0 {
                 ready.removeSubrange(0..<readyPos)
                 readyPos = 0
@@ -199,7 +203,8 @@ public final class LogReader {
         fixesRead += n
         // With readAhead, the next round is parsed while the caller works on this batch
         // (joined when needed).
-        if options.readAhead && warmedUp && pendingError == nil { parallel!.begin(lineParser!, &core) }
+        // The small first rounds are always read ahead.
+        if (options.readAhead || (options.quickStart && parallel!.ramping)) && warmedUp && pendingError == nil { parallel!.begin(lineParser!, &core) }
         return true
     }
 

@@ -145,6 +145,22 @@ struct ParallelReader {
     var global: [Int32] = []
     /// The end of input was reached.
     var done = false
+    /// Whether the first rounds are small (``LogReaderOptions/quickStart``).
+    var quickStart = false
+    /// Rounds begun so far: with ``quickStart`` the first ones are small (``firstRoundBytes``,
+    /// doubling), so that a caller gets its first fixes soon and works on them while the next
+    /// round is parsed.
+    var roundsBegun = 0
+    /// Whether the last round begun was one of the small first ones.
+    var lastRoundSmall = false
+    /// The first round's bytes.
+    static let firstRoundBytes = 1 << 16
+
+    /// A round's bytes once the first, small ones are over.
+    var fullRoundBytes: Int { 2 * threads * chunkBytes }
+
+    /// Whether the next round is one of the small first ones.
+    var ramping: Bool { quickStart && roundsBegun < 30 && Self.firstRoundBytes << roundsBegun < fullRoundBytes }
 
     /// A round whose chunks are being parsed in the background (``begin(_:_:background:)``), or one that
     /// could not be split and is read serially when it is finished.
@@ -187,7 +203,10 @@ struct ParallelReader {
                         known: UnsafePointer<DeviceState>? = nil) {
         guard pending == nil, !done else { return }
         guard let source = core.source else { done = true; return }
-        let target = Swift.min(2 * threads * chunkBytes, core.maxLineLength)
+        let small = ramping
+        let target = Swift.min(small ? Self.firstRoundBytes << roundsBegun : fullRoundBytes, core.maxLineLength)
+        roundsBegun += 1
+        lastRoundSmall = small
         if core.end - core.pos < target && !core.eof {
             core.end = source.compact(keeping: core.pos, end: core.end)
             core.pos = 0
@@ -200,16 +219,19 @@ struct ParallelReader {
                 if r.eof { core.eof = true }
             }
         }
-        let s0 = core.pos, e0 = core.end
-        if s0 >= e0 && core.eof { done = true; return }
+        let s0 = core.pos
+        if s0 >= core.end && core.eof { done = true; return }
+        // A small round ends at the last newline of its bytes; the rest stays for the next.
+        let shortened = small && core.end - s0 > target
+        let e0 = shortened ? s0 + target : core.end, eof = shortened ? false : core.eof
         let base = core.base
         // Parts of at most a chunk, and of 64 KiB or less while that leaves a few per thread
         // (a small log is split too).
         let part = Swift.min(chunkBytes, Swift.max(1 << 16, (e0 - s0) / (4 * threads)))
         let parts = Swift.max(1, Swift.min((e0 - s0 + part - 1) / part, 4 * threads))
         let guesses = (1..<parts).map { s0 + (e0 - s0) * $0 / parts }
-        let cut = quoteParity ? Self.boundariesByParity(base, s0, e0, eof: core.eof, guesses: guesses)
-                              : Self.boundaries(base, s0, e0, eof: core.eof, guesses: guesses)
+        let cut = quoteParity ? Self.boundariesByParity(base, s0, e0, eof: eof, guesses: guesses)
+                              : Self.boundaries(base, s0, e0, eof: eof, guesses: guesses)
         guard let roundEnd = cut.end, roundEnd > s0 else { pending = .serial; return }
         let starts = [s0] + cut.starts.filter { $0 < roundEnd }
         let chunkCount = starts.count
@@ -218,7 +240,7 @@ struct ParallelReader {
         let settings = ChunkSettings(path: core.path, strict: core.strict, fileIndex: core.fileIndex, timeUnit: core.timeUnit,
                                      timeUnitDetected: core.timeUnitDetected, firstNumericTime: core.firstNumericTime,
                                      timeRange: core.timeRange, known: background ? nil : known.map { KnownDevices(table: $0) })
-        let endsFile = core.eof
+        let endsFile = eof
         slots.reserve(chunkCount)
         let results = UnsafeShared(base: slots.base)
         let sharedParser = parser

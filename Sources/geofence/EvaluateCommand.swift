@@ -60,6 +60,7 @@ enum EvaluateCommand {
         }
         options.device = args.value("--device")
         options.threads = threads
+        options.quickStart = true            // the output does not depend on batches
 
         let budget = try memoryBudget(args.value("--memory-budget"))
         let stateIn = args.value("--state-in"), stateOut = args.value("--state-out")

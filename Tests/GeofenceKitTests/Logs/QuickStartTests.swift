@@ -1,0 +1,58 @@
+import Foundation
+import XCTest
+@testable import GeofenceLogs
+import GeofenceBase
+
+/// `quickStart`: the first rounds of a parallel read are small and handed out at once; the
+/// fixes, their order, the skips and the errors are those of a serial read.
+final class QuickStartTests: XCTestCase {
+    var tmp = ""
+    override func setUp() { tmp = makeTemporaryDirectory() }
+    override func tearDown() { try? FileManager.default.removeItem(atPath: tmp) }
+
+    func batches(_ path: String, threads: Int, quick: Bool, skip: Bool = false, chunk: Int = 1 << 20) throws(GeofenceError) -> ([[Fix]], LogReader) {
+        var options = LogReaderOptions(skipInvalid: skip)
+        options.threads = threads
+        options.quickStart = quick
+        options.parallelChunkSize = chunk
+        let reader = try LogReader(path: path, options: options)
+        var out: [[Fix]] = []
+        var batch: [Fix] = []
+        while try reader.next(into: &batch, max: 65_536) { out.append(batch); batch.removeAll(keepingCapacity: true) }
+        return (out, reader)
+    }
+
+    func testSameFixesAndErrorsWithSmallFirstBatches() throws {
+        let ais = packageRoot + "/data/virginia_beach_ais.csv"
+        var lines = try String(contentsOfFile: ais, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        // A bad row late in the file (after the first small rounds) and a time going backwards.
+        lines[5_000] = "369493712,not-a-time,36.9,-76.3"
+        lines[5_500] = lines[10]
+        let bad = tmp + "/bad.csv"
+        try lines.joined(separator: "\n").write(toFile: bad, atomically: true, encoding: .utf8)
+        for path in [ais, bad, packageRoot + "/data/flights_us.csv"] {
+            let serial = try batches(path, threads: 1, quick: false, skip: true)
+            for threads in [2, 8] {
+                for chunk in [1 << 20, 4096] {
+                    let quick = try batches(path, threads: threads, quick: true, skip: true, chunk: chunk)
+                    XCTAssertEqual(quick.0.flatMap { $0 }, serial.0.flatMap { $0 }, "\(path) \(threads) threads")
+                    XCTAssertEqual(quick.1.skipped, serial.1.skipped, path)
+                    XCTAssertEqual(quick.1.devices.names, serial.1.devices.names, path)
+                    // The first batch is one small round (64 KiB), not the whole log (where a
+                    // full round is larger than that).
+                    if ParallelReader.firstRoundBytes < 2 * threads * chunk {
+                        XCTAssertGreaterThan(quick.0.count, 1, path)
+                        XCTAssertLessThan(quick.0[0].count, serial.0[0].count, path)
+                    }
+                }
+            }
+        }
+        // Strict: the same error, at the same line.
+        func error(_ threads: Int, _ quick: Bool) -> String {
+            do { _ = try batches(bad, threads: threads, quick: quick); return "no error" } catch { return "\(error)" }
+        }
+        XCTAssertTrue(error(1, false).contains(":5001:"), error(1, false))
+        XCTAssertEqual(error(2, true), error(1, false))
+        XCTAssertEqual(error(8, true), error(1, false))
+    }
+}
