@@ -16,6 +16,29 @@ extension CSVLogParser {
     @inline(always)
     static func fastRow(_ p: UnsafePointer<UInt8>, _ s: Int, _ e: Int, roles: UnsafeBufferPointer<Int8>, delimiter: UInt8,
                         line: Int, _ core: inout ReadCore, _ devices: inout DeviceState, _ batch: inout [Fix]) throws(GeofenceError) -> Bool {
+        var f = FastFields()
+        guard fastFields(p, s, e, roles: roles, delimiter: delimiter, &core, &f) else { return false }
+        guard let device = try core.device(p + f.deviceStart, f.deviceEnd &- f.deviceStart, readable: core.end &- f.deviceStart,
+                                           line: line, &devices) else { return true }
+        try core.accept(Fix(device: device, time: f.time, lat: f.lat, lon: f.lon, accuracy: f.accuracy, offset: f.offset),
+                        line: line, &devices, &batch)
+        return true
+    }
+
+    /// What ``fastFields(_:_:_:roles:delimiter:_:_:)`` reads of a row: the fix but its device,
+    /// and where the device's field is (trimmed).
+    struct FastFields {
+        var time = 0.0, lat = 0.0, lon = 0.0, accuracy = 0.0
+        var offset: Int16 = 0
+        var deviceStart = 0, deviceEnd = 0
+    }
+
+    /// The fields of ``fastRow(_:_:_:roles:delimiter:line:_:_:_:)`` without the device's
+    /// interning and the order check: false for a row the general path must take (`core`
+    /// changed only in the time unit, as there).
+    @inline(always)
+    static func fastFields(_ p: UnsafePointer<UInt8>, _ s: Int, _ e: Int, roles: UnsafeBufferPointer<Int8>, delimiter: UInt8,
+                           _ core: inout ReadCore, _ f: inout FastFields) -> Bool {
         let limit = core.end
         let last = roles.count &- 1
         var time = 0.0, numeric = true, offset: Int16 = 0
@@ -79,8 +102,7 @@ extension CSVLogParser {
         guard t >= core.timeRange.earliest && t <= core.timeRange.latest else { return false }
         core.lastOffset = offset
         trimBlanks(p, &ds, &de)
-        guard let device = try core.device(p + ds, de &- ds, readable: limit &- ds, line: line, &devices) else { return true }
-        try core.accept(Fix(device: device, time: t, lat: lat, lon: lon, accuracy: accuracy, offset: offset), line: line, &devices, &batch)
+        f = FastFields(time: t, lat: lat, lon: lon, accuracy: accuracy, offset: offset, deviceStart: ds, deviceEnd: de)
         return true
     }
 
@@ -106,5 +128,63 @@ extension CSVLogParser {
         var j = i
         while j < e && (p[j] == 0x20 || p[j] == 0x09) && p[j] != delimiter { j &+= 1 }
         return j
+    }
+}
+
+extension CSVLogParser {
+    /// ``read(into:max:_:_:)`` for a reader's own core (not a parse worker's): rows through
+    /// ``fastFields(_:_:_:roles:delimiter:_:_:)`` and the order check of ``ReadCore/accept(_:line:_:_:)``
+    /// done here through pointers held for the batch: fixes go to a staging buffer appended to
+    /// `batch` when full, before a row the general path takes, at the end and on an error; each
+    /// device's last fix is written through ``DeviceState/lastFixes()``, fetched again when a
+    /// new device may have moved it. No array uniqueness check per row.
+    mutating func readSerial(into batch: inout [Fix], max: Int, roles r: UnsafeBufferPointer<Int8>,
+                             bounds b: UnsafeMutablePointer<Int>, _ core: inout ReadCore, _ devices: inout DeviceState) throws(GeofenceError) {
+        let room = Swift.max(1, Swift.min(max &- batch.count, 2048))
+        try withUnsafeTemporaryAllocation(of: Fix.self, capacity: room) { (staging) throws(GeofenceError) in
+            let out = staging.baseAddress!
+            var staged = 0
+            func flush(_ batch: inout [Fix]) {
+                batch.append(contentsOf: UnsafeBufferPointer(start: out, count: staged))
+                out.deinitialize(count: staged)
+                staged = 0
+            }
+            var last = devices.lastFixes(), known = devices.last.count
+            let fileIndex = core.fileIndex
+            let delimiter = self.delimiter
+            var s = 0, e = 0, terminated = true
+            var f = FastFields()
+            do throws(GeofenceError) {
+                while batch.count &+ staged < max {
+                    guard try core.nextLine(&s, &e, &terminated) else { break }
+                    if s == e { continue }                                     // blank line
+                    let line = core.line
+                    let p = UnsafePointer(core.base)
+                    guard Self.fastFields(p, s, e, roles: r, delimiter: delimiter, &core, &f) else {
+                        flush(&batch)
+                        try generalRow(s, e, terminated: &terminated, line: line, roles: r, bounds: b, &core, &devices, &batch)
+                        continue
+                    }
+                    guard let device = try core.device(p + f.deviceStart, f.deviceEnd &- f.deviceStart,
+                                                       readable: core.end &- f.deviceStart, line: line, &devices) else { continue }
+                    let d = Int(device)
+                    if d >= known { last = devices.lastFixes(); known = devices.last.count }
+                    let previous = last.unsafelyUnwrapped[d]          // d < known: not empty
+                    guard f.time > previous.time || (f.time == previous.time && (f.lat != previous.lat || f.lon != previous.lon)) else {
+                        try core.outOfOrder(Fix(device: device, time: f.time, lat: f.lat, lon: f.lon, accuracy: f.accuracy, offset: f.offset),
+                                            line: line, devices)
+                        continue
+                    }
+                    last.unsafelyUnwrapped[d] = DeviceState.LastFix(time: f.time, lat: f.lat, lon: f.lon, line: line, file: fileIndex)
+                    (out + staged).initialize(to: Fix(device: device, time: f.time, lat: f.lat, lon: f.lon, accuracy: f.accuracy, offset: f.offset))
+                    staged &+= 1
+                    if staged == room { flush(&batch) }
+                }
+            } catch {
+                flush(&batch)
+                throw error
+            }
+            flush(&batch)
+        }
     }
 }
