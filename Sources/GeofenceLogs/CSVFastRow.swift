@@ -191,8 +191,9 @@ extension CSVLogParser {
     /// goes; else after ``ReadCore/nextLine(_:_:_:)``) and the order check of ``ReadCore/accept(_:line:_:_:)``
     /// done here through pointers held for the batch: fixes go to a staging buffer appended to
     /// `batch` when full, before a row the general path takes, at the end and on an error; each
-    /// device's last fix is written through ``DeviceState/lastFixes()``, fetched again when a
-    /// new device may have moved it. No array uniqueness check per row.
+    /// device's last fix is written through ``DeviceState/lastFixes()``, fetched again whenever a
+    /// new device may have moved it (a new index here, any row of the general path). No array
+    /// uniqueness check per row.
     mutating func readSerial(into batch: inout [Fix], max: Int, roles r: UnsafeBufferPointer<Int8>,
                              bounds b: UnsafeMutablePointer<Int>, _ core: inout ReadCore, _ devices: inout DeviceState) throws(GeofenceError) {
         let room = Swift.max(1, Swift.min(max &- batch.count, 32))      // small copies: vector moves, not `rep movsb`
@@ -225,6 +226,7 @@ extension CSVLogParser {
                         guard Self.lineFields(p, s, e, roles: r, delimiter: delimiter, &core, &f) else {
                             flush(&batch)
                             try generalRow(s, e, terminated: &terminated, line: line, roles: r, bounds: b, &core, &devices, &batch)
+                            last = devices.lastFixes(); known = devices.last.count   // it may have added a device
                             continue
                         }
                     }
