@@ -124,6 +124,52 @@ extension CSVLogParser {
         return true
     }
 
+    /// ``fastFields(_:_:_:roles:delimiter:open:_:_:)`` of an open row for the usual layout,
+    /// `device, time, lat, lon[, accuracy]` (``standardLayout``) with plain numbers: the fields
+    /// straight-line, no dispatch on the column's role. False for anything else (an ISO time,
+    /// an empty accuracy, a quote...): the caller then takes the general fast pass. Out of
+    /// line: inlined, its four numbers would make the loop too large for the optimizer to
+    /// inline the small calls around it.
+    @inline(never)
+    static func standardFields(_ p: UnsafePointer<UInt8>, _ s: Int, accuracy hasAccuracy: Bool, delimiter: UInt8,
+                               _ core: inout ReadCore, _ f: inout FastFields) -> Bool {
+        let e = core.end
+        let de = findDelimiterQuoteOrNewline(p, s, e, delimiter)
+        guard de < e && p[de] == delimiter else { return false }
+        guard let (time, te) = number(p, de &+ 1, e, e, delimiter, last: false, open: true) else { return false }
+        guard let (lat, ae) = number(p, te &+ 1, e, e, delimiter, last: false, open: true), lat >= -90 && lat <= 90 else { return false }
+        guard let (lon, oe) = number(p, ae &+ 1, e, e, delimiter, last: !hasAccuracy, open: true), lon >= -180 && lon <= 180 else { return false }
+        var accuracy = 0.0, end = oe
+        if hasAccuracy {
+            guard let (a, ce) = number(p, oe &+ 1, e, e, delimiter, last: true, open: true), a >= 0 else { return false }
+            accuracy = a
+            end = ce
+        }
+        // As ReadCore.time, once the row is known to be whole.
+        let t = core.seconds(time)
+        guard t >= core.timeRange.earliest && t <= core.timeRange.latest else { return false }
+        core.lastOffset = 0
+        var ds = s, dend = de
+        trimBlanks(p, &ds, &dend)
+        f = FastFields(time: t, lat: lat, lon: lon, accuracy: accuracy, offset: 0, deviceStart: ds, deviceEnd: dend,
+                       next: p[end] == 0x0A ? end &+ 1 : end &+ 2)
+        return true
+    }
+
+    /// Whether `roles` are ``standardFields(_:_:accuracy:delimiter:_:_:)``'s: device, time,
+    /// lat, lon and maybe accuracy, in this order and nothing else.
+    static func standardLayout(_ roles: UnsafeBufferPointer<Int8>) -> Bool {
+        roles.elementsEqual([0, 1, 2, 3]) || roles.elementsEqual([0, 1, 2, 3, 4])
+    }
+
+    /// ``fastFields(_:_:_:roles:delimiter:open:_:_:)`` of an open row at `p[s...]`: out of
+    /// line, as ``lineFields(_:_:_:roles:delimiter:_:_:)``.
+    @inline(never)
+    static func openFields(_ p: UnsafePointer<UInt8>, _ s: Int, roles: UnsafeBufferPointer<Int8>, delimiter: UInt8,
+                           _ core: inout ReadCore, _ f: inout FastFields) -> Bool {
+        fastFields(p, s, core.end, roles: roles, delimiter: delimiter, open: true, &core, &f)
+    }
+
     /// ``fastFields(_:_:_:roles:delimiter:open:_:_:)`` of a line already cut: out of line, so
     /// that the open pass, inlined in the loop, keeps it small.
     @inline(never)
@@ -208,13 +254,15 @@ extension CSVLogParser {
             var last = devices.lastFixes(), known = devices.last.count
             let fileIndex = core.fileIndex
             let delimiter = self.delimiter
+            let standard = Self.standardLayout(r), hasAccuracy = self.hasAccuracy
             var s = 0, e = 0, terminated = true
             var f = FastFields()
             do throws(GeofenceError) {
                 while batch.count &+ staged < max {
                     var p = UnsafePointer(core.base)
                     let line: Int
-                    if Self.fastFields(p, core.pos, core.end, roles: r, delimiter: delimiter, open: true, &core, &f) {
+                    if standard && Self.standardFields(p, core.pos, accuracy: hasAccuracy, delimiter: delimiter, &core, &f)
+                        || Self.openFields(p, core.pos, roles: r, delimiter: delimiter, &core, &f) {
                         core.pos = f.next                                       // the row and its line end, in one pass
                         core.line &+= 1
                         line = core.line

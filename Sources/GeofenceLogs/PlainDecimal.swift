@@ -64,9 +64,16 @@ enum PlainDecimal {
     /// carry only moves up, past the first non-digit. The lowest mark is the one that counts.
     @inline(always)
     static func marks(_ q: UnsafeRawPointer) -> (digits: UInt64, marks: UInt64) {
-        let x = UInt64(littleEndian: q.loadUnaligned(as: UInt64.self)) &- 0x3030_3030_3030_3030
+        let x = UInt64(littleEndian: word(q)) &- 0x3030_3030_3030_3030
         let m = (x | (x &+ 0x7676_7676_7676_7676)) & 0x8080_8080_8080_8080
         return (x, m & (0 &- m))                                       // the lowest mark only
+    }
+
+    /// The 8 bytes at `q` as one word. A function of its own, so that the generic unaligned load
+    /// is specialized and inlined here, not left a call in a large caller.
+    @inline(__always)
+    static func word(_ q: UnsafeRawPointer) -> UInt64 {
+        q.loadUnaligned(as: UInt64.self)
     }
 
     /// The 8-digit number whose digits are the bytes of `x` (0...9 each, first byte most
