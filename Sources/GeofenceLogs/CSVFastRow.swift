@@ -136,12 +136,12 @@ extension CSVLogParser {
         let e = core.end
         let de = findDelimiterQuoteOrNewline(p, s, e, delimiter)
         guard de < e && p[de] == delimiter else { return false }
-        guard let (time, te) = number(p, de &+ 1, e, e, delimiter, last: false, open: true) else { return false }
-        guard let (lat, ae) = number(p, te &+ 1, e, e, delimiter, last: false, open: true), lat >= -90 && lat <= 90 else { return false }
-        guard let (lon, oe) = number(p, ae &+ 1, e, e, delimiter, last: !hasAccuracy, open: true), lon >= -180 && lon <= 180 else { return false }
+        guard let (time, te) = field(p, de &+ 1, e, delimiter, last: false) else { return false }
+        guard let (lat, ae) = field(p, te &+ 1, e, delimiter, last: false), lat >= -90 && lat <= 90 else { return false }
+        guard let (lon, oe) = field(p, ae &+ 1, e, delimiter, last: !hasAccuracy), lon >= -180 && lon <= 180 else { return false }
         var accuracy = 0.0, end = oe
         if hasAccuracy {
-            guard let (a, ce) = number(p, oe &+ 1, e, e, delimiter, last: true, open: true), a >= 0 else { return false }
+            guard let (a, ce) = field(p, oe &+ 1, e, delimiter, last: true), a >= 0 else { return false }
             accuracy = a
             end = ce
         }
@@ -154,6 +154,24 @@ extension CSVLogParser {
         f = FastFields(time: t, lat: lat, lon: lon, accuracy: accuracy, offset: 0, deviceStart: ds, deviceEnd: dend,
                        next: p[end] == 0x0A ? end &+ 1 : end &+ 2)
         return true
+    }
+
+    /// ``number(_:_:_:_:_:last:open:)`` of an open row, `e` the window's end: one check of the
+    /// byte after a plain number when it ends the field right there (a delimiter, or the line
+    /// end for the last field), the full checks out of line otherwise.
+    @inline(always)
+    static func field(_ p: UnsafePointer<UInt8>, _ i: Int, _ e: Int, _ delimiter: UInt8, last: Bool) -> (value: Double, end: Int)? {
+        if let r = PlainDecimal.prefix(p, i, e), r.end < e {
+            let c = p[r.end]
+            if last ? c == 0x0A || (c == 0x0D && r.end &+ 1 < e && p[r.end &+ 1] == 0x0A) : c == delimiter { return r }
+        }
+        return openNumber(p, i, e, delimiter, last: last)
+    }
+
+    /// ``number(_:_:_:_:_:last:open:)`` of an open row, out of line.
+    @inline(never)
+    static func openNumber(_ p: UnsafePointer<UInt8>, _ i: Int, _ e: Int, _ delimiter: UInt8, last: Bool) -> (value: Double, end: Int)? {
+        number(p, i, e, e, delimiter, last: last, open: true)
     }
 
     /// Whether `roles` are ``standardFields(_:_:accuracy:delimiter:_:_:)``'s: device, time,
@@ -245,9 +263,10 @@ extension CSVLogParser {
         let room = Swift.max(1, Swift.min(max &- batch.count, 32))      // small copies: vector moves, not `rep movsb`
         try withUnsafeTemporaryAllocation(of: Fix.self, capacity: room) { (staging) throws(GeofenceError) in
             let out = staging.baseAddress!
-            var staged = 0
+            var staged = 0, flushed = batch.count
             func flush(_ batch: inout [Fix]) {
                 batch.append(contentsOf: UnsafeBufferPointer(start: out, count: staged))
+                flushed = batch.count
                 out.deinitialize(count: staged)
                 staged = 0
             }
@@ -258,7 +277,7 @@ extension CSVLogParser {
             var s = 0, e = 0, terminated = true
             var f = FastFields()
             do throws(GeofenceError) {
-                while batch.count &+ staged < max {
+                while flushed &+ staged < max {
                     var p = UnsafePointer(core.base)
                     let line: Int
                     if standard && Self.standardFields(p, core.pos, accuracy: hasAccuracy, delimiter: delimiter, &core, &f)
@@ -275,6 +294,7 @@ extension CSVLogParser {
                             flush(&batch)
                             try generalRow(s, e, terminated: &terminated, line: line, roles: r, bounds: b, &core, &devices, &batch)
                             last = devices.lastFixes(); known = devices.last.count   // it may have added a device
+                            flushed = batch.count
                             continue
                         }
                     }
