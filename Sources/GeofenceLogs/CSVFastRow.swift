@@ -16,6 +16,37 @@ extension CSVLogParser {
     @inline(always)
     static func fastRow(_ p: UnsafePointer<UInt8>, _ s: Int, _ e: Int, roles: UnsafeBufferPointer<Int8>, delimiter: UInt8,
                         line: Int, _ core: inout ReadCore, _ devices: inout DeviceState, _ batch: inout [Fix]) throws(GeofenceError) -> Bool {
+        var f = FastFields()
+        guard fastFields(p, s, e, roles: roles, delimiter: delimiter, open: false, &core, &f) else { return false }
+        guard let device = try core.device(p + f.deviceStart, f.deviceEnd &- f.deviceStart, readable: core.end &- f.deviceStart,
+                                           line: line, &devices) else { return true }
+        try core.accept(Fix(device: device, time: f.time, lat: f.lat, lon: f.lon, accuracy: f.accuracy, offset: f.offset),
+                        line: line, &devices, &batch)
+        return true
+    }
+
+    /// What ``fastFields(_:_:_:roles:delimiter:open:_:_:)`` reads of a row: the fix but its
+    /// device, where the device's field is (trimmed), and, for an open row, the offset after
+    /// its `\n`.
+    struct FastFields {
+        var time = 0.0, lat = 0.0, lon = 0.0, accuracy = 0.0
+        var offset: Int16 = 0
+        var deviceStart = 0, deviceEnd = 0
+        var next = 0
+    }
+
+    /// The fields of ``fastRow(_:_:_:roles:delimiter:line:_:_:_:)`` without the device's
+    /// interning and the order check: false for a row the general path must take (`core`
+    /// changed only in the time unit, as there).
+    ///
+    /// `open`: the row's end is not known yet (`e` is the end of the window); it is the `\n`
+    /// (a `\r` before it not part of the last field, as ``ReadCore/nextLine(_:_:_:)`` cuts
+    /// a line) that ends the last field, found while the fields are walked. False also when no
+    /// `\n` ends the row in the window, or one comes before the last field: the caller then
+    /// cuts the line itself and tries again with `open` false.
+    @inline(always)
+    static func fastFields(_ p: UnsafePointer<UInt8>, _ s: Int, _ e: Int, roles: UnsafeBufferPointer<Int8>, delimiter: UInt8,
+                           open: Bool, _ core: inout ReadCore, _ f: inout FastFields) -> Bool {
         let limit = core.end
         let last = roles.count &- 1
         var time = 0.0, numeric = true, offset: Int16 = 0
@@ -23,28 +54,42 @@ extension CSVLogParser {
         var ds = s, de = s
         var i = s
         var col = 0
+        var next = 0
         while true {
             let role = roles[col]
             var stop: Int
-            if role > 0 {
-                if let (v, end) = Self.number(p, i, e, limit, delimiter, last: col == last) {
-                    stop = end
-                    if role == 1 {
-                        time = v
-                    } else if role == 2 {
-                        guard v >= -90 && v <= 90 else { return false }
-                        lat = v
-                    } else if role == 3 {
-                        guard v >= -180 && v <= 180 else { return false }
-                        lon = v
-                    } else {
-                        guard v >= 0 else { return false }
-                        accuracy = v
-                    }
+            if role > 0, let (v, end) = Self.number(p, i, e, limit, delimiter, last: col == last, open: open) {
+                stop = end
+                if role == 1 {
+                    time = v
+                } else if role == 2 {
+                    guard v >= -90 && v <= 90 else { return false }
+                    lat = v
+                } else if role == 3 {
+                    guard v >= -180 && v <= 180 else { return false }
+                    lon = v
                 } else {
-                    stop = Self.findDelimiterOrQuote(p, i, e, delimiter)
-                    if stop < e && p[stop] == UInt8(ascii: "\"") { return false }
-                    var fs = i, fe = stop
+                    guard v >= 0 else { return false }
+                    accuracy = v
+                }
+                if open && col == last { next = p[end] == 0x0A ? end &+ 1 : end &+ 2 }
+            } else {
+                stop = open ? Self.findDelimiterQuoteOrNewline(p, i, e, delimiter) : Self.findDelimiterOrQuote(p, i, e, delimiter)
+                guard stop < e || !open else { return false }                  // no newline in the window
+                if stop < e && p[stop] == UInt8(ascii: "\"") { return false }
+                var fe = stop
+                if open && p[stop] == 0x0A {
+                    guard col == last else { return false }                     // fewer fields than the header
+                    next = stop &+ 1
+                    if stop > i && p[stop &- 1] == 0x0D { fe = stop &- 1 }
+                    stop = e
+                } else if open && col == last {
+                    return false                                                // more fields than the header
+                }
+                if role == 0 {
+                    ds = i; de = fe
+                } else if role > 0 {
+                    var fs = i
                     trimBlanks(p, &fs, &fe)
                     let n = fe &- fs
                     if role == 1 {
@@ -61,13 +106,9 @@ extension CSVLogParser {
                         }
                     }
                 }
-            } else {
-                stop = Self.findDelimiterOrQuote(p, i, e, delimiter)
-                if stop < e && p[stop] == UInt8(ascii: "\"") { return false }
-                if role == 0 { ds = i; de = stop }
             }
             if col == last {
-                guard stop == e else { return false }                   // more fields than the header
+                guard open || stop == e else { return false }           // more fields than the header
                 break
             }
             guard stop < e else { return false }                        // fewer fields than the header
@@ -79,24 +120,123 @@ extension CSVLogParser {
         guard t >= core.timeRange.earliest && t <= core.timeRange.latest else { return false }
         core.lastOffset = offset
         trimBlanks(p, &ds, &de)
-        guard let device = try core.device(p + ds, de &- ds, readable: limit &- ds, line: line, &devices) else { return true }
-        try core.accept(Fix(device: device, time: t, lat: lat, lon: lon, accuracy: accuracy, offset: offset), line: line, &devices, &batch)
+        f = FastFields(time: t, lat: lat, lon: lon, accuracy: accuracy, offset: offset, deviceStart: ds, deviceEnd: de, next: next)
         return true
+    }
+
+    /// ``fastFields(_:_:_:roles:delimiter:open:_:_:)`` of an open row for the usual layout,
+    /// `device, time, lat, lon[, accuracy]` (``standardLayout``) with plain numbers: the fields
+    /// straight-line, no dispatch on the column's role. False for anything else (an ISO time,
+    /// an empty accuracy, a quote...): the caller then takes the general fast pass. Out of
+    /// line: inlined, its four numbers would make the loop too large for the optimizer to
+    /// inline the small calls around it.
+    @inline(never)
+    static func standardFields(_ p: UnsafePointer<UInt8>, _ s: Int, accuracy hasAccuracy: Bool, delimiter: UInt8,
+                               _ core: inout ReadCore, _ f: inout FastFields) -> Bool {
+        let e = core.end
+        let de = findDelimiterQuoteOrNewline(p, s, e, delimiter)
+        guard de < e && p[de] == delimiter else { return false }
+        guard let (time, te) = field(p, de &+ 1, e, delimiter, last: false) else { return false }
+        guard let (lat, ae) = field(p, te &+ 1, e, delimiter, last: false), lat >= -90 && lat <= 90 else { return false }
+        guard let (lon, oe) = field(p, ae &+ 1, e, delimiter, last: !hasAccuracy), lon >= -180 && lon <= 180 else { return false }
+        var accuracy = 0.0, end = oe
+        if hasAccuracy {
+            guard let (a, ce) = field(p, oe &+ 1, e, delimiter, last: true), a >= 0 else { return false }
+            accuracy = a
+            end = ce
+        }
+        // As ReadCore.time, once the row is known to be whole.
+        let t = core.seconds(time)
+        guard t >= core.timeRange.earliest && t <= core.timeRange.latest else { return false }
+        core.lastOffset = 0
+        var ds = s, dend = de
+        trimBlanks(p, &ds, &dend)
+        f = FastFields(time: t, lat: lat, lon: lon, accuracy: accuracy, offset: 0, deviceStart: ds, deviceEnd: dend,
+                       next: p[end] == 0x0A ? end &+ 1 : end &+ 2)
+        return true
+    }
+
+    /// ``number(_:_:_:_:_:last:open:)`` of an open row, `e` the window's end: one check of the
+    /// byte after a plain number when it ends the field right there (a delimiter, or the line
+    /// end for the last field), the full checks out of line otherwise.
+    @inline(always)
+    static func field(_ p: UnsafePointer<UInt8>, _ i: Int, _ e: Int, _ delimiter: UInt8, last: Bool) -> (value: Double, end: Int)? {
+        if let r = PlainDecimal.prefix(p, i, e), r.end < e {
+            let c = p[r.end]
+            if last ? c == 0x0A || (c == 0x0D && r.end &+ 1 < e && p[r.end &+ 1] == 0x0A) : c == delimiter { return r }
+        }
+        return openNumber(p, i, e, delimiter, last: last)
+    }
+
+    /// ``number(_:_:_:_:_:last:open:)`` of an open row, out of line.
+    @inline(never)
+    static func openNumber(_ p: UnsafePointer<UInt8>, _ i: Int, _ e: Int, _ delimiter: UInt8, last: Bool) -> (value: Double, end: Int)? {
+        number(p, i, e, e, delimiter, last: last, open: true)
+    }
+
+    /// Whether `roles` are ``standardFields(_:_:accuracy:delimiter:_:_:)``'s: device, time,
+    /// lat, lon and maybe accuracy, in this order and nothing else.
+    static func standardLayout(_ roles: UnsafeBufferPointer<Int8>) -> Bool {
+        roles.elementsEqual([0, 1, 2, 3]) || roles.elementsEqual([0, 1, 2, 3, 4])
+    }
+
+    /// ``fastFields(_:_:_:roles:delimiter:open:_:_:)`` of an open row at `p[s...]`: out of
+    /// line, as ``lineFields(_:_:_:roles:delimiter:_:_:)``.
+    @inline(never)
+    static func openFields(_ p: UnsafePointer<UInt8>, _ s: Int, roles: UnsafeBufferPointer<Int8>, delimiter: UInt8,
+                           _ core: inout ReadCore, _ f: inout FastFields) -> Bool {
+        fastFields(p, s, core.end, roles: roles, delimiter: delimiter, open: true, &core, &f)
+    }
+
+    /// ``fastFields(_:_:_:roles:delimiter:open:_:_:)`` of a line already cut: out of line, so
+    /// that the open pass, inlined in the loop, keeps it small.
+    @inline(never)
+    static func lineFields(_ p: UnsafePointer<UInt8>, _ s: Int, _ e: Int, roles: UnsafeBufferPointer<Int8>, delimiter: UInt8,
+                           _ core: inout ReadCore, _ f: inout FastFields) -> Bool {
+        fastFields(p, s, e, roles: roles, delimiter: delimiter, open: false, &core, &f)
     }
 
     /// The plain number that is all of the field at `p[i...]` (blanks around it trimmed, as
     /// the general path trims a field) and where the field ends: at a delimiter, or at `e` for
-    /// the row's last field. Nil when the field is anything else.
+    /// the row's last field; for an `open` row's last field, at the `\n` or the `\r\n` after
+    /// it. Nil when the field is anything else.
     @inline(always)
     static func number(_ p: UnsafePointer<UInt8>, _ i: Int, _ e: Int, _ limit: Int, _ delimiter: UInt8,
-                       last: Bool) -> (value: Double, end: Int)? {
+                       last: Bool, open: Bool) -> (value: Double, end: Int)? {
         var r = PlainDecimal.prefix(p, i, limit)
         if r == nil && i < e && (p[i] == 0x20 || p[i] == 0x09) { r = PlainDecimal.prefix(p, pastBlanks(p, i, e, delimiter), limit) }
         guard let r else { return nil }
         var end = r.end
         if end < e && p[end] != delimiter { end = pastBlanks(p, end, e, delimiter) }
+        guard end < e || !open else { return nil }
+        if open && last {
+            let c = p[end]
+            guard c == 0x0A || (c == 0x0D && end &+ 1 < e && p[end &+ 1] == 0x0A) else { return nil }
+            return (r.value, end)
+        }
         guard end < e ? p[end] == delimiter && !last : last else { return nil }
         return (r.value, end)
+    }
+
+    /// ``findDelimiterOrQuote(_:_:_:_:)`` that also stops at a `\n`.
+    @inline(always)
+    static func findDelimiterQuoteOrNewline(_ p: UnsafePointer<UInt8>, _ start: Int, _ e: Int, _ delimiter: UInt8) -> Int {
+        var i = start
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        let delimiters = ones &* UInt64(delimiter), quotes = ones &* 0x22, newlines = ones &* 0x0A
+        while i &+ 8 <= e {
+            let w = UInt64(littleEndian: UnsafeRawPointer(p + i).loadUnaligned(as: UInt64.self))
+            let a = w ^ delimiters, b = w ^ quotes, c = w ^ newlines
+            let marks = ((a &- ones) & ~a | (b &- ones) & ~b | (c &- ones) & ~c) & highs
+            if marks != 0 { return i &+ marks.trailingZeroBitCount &>> 3 }
+            i &+= 8
+        }
+        while i < e {
+            let c = p[i]
+            if c == delimiter || c == UInt8(ascii: "\"") || c == 0x0A { return i }
+            i &+= 1
+        }
+        return e
     }
 
     /// The first offset from `i` on that is not a space or a tab (other than the delimiter),
@@ -106,5 +246,78 @@ extension CSVLogParser {
         var j = i
         while j < e && (p[j] == 0x20 || p[j] == 0x09) && p[j] != delimiter { j &+= 1 }
         return j
+    }
+}
+
+extension CSVLogParser {
+    /// ``read(into:max:_:_:)`` for a reader's own core (not a parse worker's): rows through
+    /// ``fastFields(_:_:_:roles:delimiter:open:_:_:)`` (first open, finding the line end as it
+    /// goes; else after ``ReadCore/nextLine(_:_:_:)``) and the order check of ``ReadCore/accept(_:line:_:_:)``
+    /// done here through pointers held for the batch: fixes go to a staging buffer appended to
+    /// `batch` when full, before a row the general path takes, at the end and on an error; each
+    /// device's last fix is written through ``DeviceState/lastFixes()``, fetched again whenever a
+    /// new device may have moved it (a new index here, any row of the general path). No array
+    /// uniqueness check per row.
+    mutating func readSerial(into batch: inout [Fix], max: Int, roles r: UnsafeBufferPointer<Int8>,
+                             bounds b: UnsafeMutablePointer<Int>, _ core: inout ReadCore, _ devices: inout DeviceState) throws(GeofenceError) {
+        let room = Swift.max(1, Swift.min(max &- batch.count, 32))      // small copies: vector moves, not `rep movsb`
+        try withUnsafeTemporaryAllocation(of: Fix.self, capacity: room) { (staging) throws(GeofenceError) in
+            let out = staging.baseAddress!
+            var staged = 0, flushed = batch.count
+            func flush(_ batch: inout [Fix]) {
+                batch.append(contentsOf: UnsafeBufferPointer(start: out, count: staged))
+                flushed = batch.count
+                out.deinitialize(count: staged)
+                staged = 0
+            }
+            var last = devices.lastFixes(), known = devices.last.count
+            let fileIndex = core.fileIndex
+            let delimiter = self.delimiter
+            let standard = Self.standardLayout(r), hasAccuracy = self.hasAccuracy
+            var s = 0, e = 0, terminated = true
+            var f = FastFields()
+            do throws(GeofenceError) {
+                while flushed &+ staged < max {
+                    var p = UnsafePointer(core.base)
+                    let line: Int
+                    if standard && Self.standardFields(p, core.pos, accuracy: hasAccuracy, delimiter: delimiter, &core, &f)
+                        || Self.openFields(p, core.pos, roles: r, delimiter: delimiter, &core, &f) {
+                        core.pos = f.next                                       // the row and its line end, in one pass
+                        core.line &+= 1
+                        line = core.line
+                    } else {
+                        guard try core.nextLine(&s, &e, &terminated) else { break }
+                        if s == e { continue }                                 // blank line
+                        line = core.line
+                        p = UnsafePointer(core.base)
+                        guard Self.lineFields(p, s, e, roles: r, delimiter: delimiter, &core, &f) else {
+                            flush(&batch)
+                            try generalRow(s, e, terminated: &terminated, line: line, roles: r, bounds: b, &core, &devices, &batch)
+                            last = devices.lastFixes(); known = devices.last.count   // it may have added a device
+                            flushed = batch.count
+                            continue
+                        }
+                    }
+                    guard let device = try core.device(p + f.deviceStart, f.deviceEnd &- f.deviceStart,
+                                                       readable: core.end &- f.deviceStart, line: line, &devices) else { continue }
+                    let d = Int(device)
+                    if d >= known { last = devices.lastFixes(); known = devices.last.count }
+                    let previous = last.unsafelyUnwrapped[d]          // d < known: not empty
+                    guard f.time > previous.time || (f.time == previous.time && (f.lat != previous.lat || f.lon != previous.lon)) else {
+                        try core.outOfOrder(Fix(device: device, time: f.time, lat: f.lat, lon: f.lon, accuracy: f.accuracy, offset: f.offset),
+                                            line: line, devices)
+                        continue
+                    }
+                    last.unsafelyUnwrapped[d] = DeviceState.LastFix(time: f.time, lat: f.lat, lon: f.lon, line: line, file: fileIndex)
+                    (out + staged).initialize(to: Fix(device: device, time: f.time, lat: f.lat, lon: f.lon, accuracy: f.accuracy, offset: f.offset))
+                    staged &+= 1
+                    if staged == room { flush(&batch) }
+                }
+            } catch {
+                flush(&batch)
+                throw error
+            }
+            flush(&batch)
+        }
     }
 }

@@ -65,6 +65,7 @@ struct CSVLogParser {
             let b = bounds.baseAddress!
             try roles.withUnsafeBufferPointer { (r) throws(GeofenceError) in
                 let fast = Self.fastRows
+                if fast && !core.deferOrder { return try readSerial(into: &batch, max: max, roles: r, bounds: b, &core, &devices) }
                 let delimiter = self.delimiter
                 while batch.count < max {
                     guard try core.nextLine(&s, &e, &terminated) else { return }
@@ -83,7 +84,7 @@ struct CSVLogParser {
     /// field with the messages of docs/errors.md. Out of line, so that the one-pass loop around
     /// the fast path stays small.
     @inline(never)
-    private mutating func generalRow(_ s: Int, _ e: Int, terminated: inout Bool, line: Int, roles r: UnsafeBufferPointer<Int8>,
+    mutating func generalRow(_ s: Int, _ e: Int, terminated: inout Bool, line: Int, roles r: UnsafeBufferPointer<Int8>,
                                      bounds b: UnsafeMutablePointer<Int>, _ core: inout ReadCore, _ devices: inout DeviceState,
                                      _ batch: inout [Fix]) throws(GeofenceError) {
         let p = UnsafePointer(core.base)

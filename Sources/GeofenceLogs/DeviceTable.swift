@@ -99,6 +99,12 @@ struct DeviceState {
 
     /// Each device's last accepted fix.
     var last: [LastFix] = []
+
+    /// The storage of ``last``, made unique (nil while it is empty): writes through it stay
+    /// valid until ``last`` grows (a new device) or is copied.
+    mutating func lastFixes() -> UnsafeMutablePointer<LastFix>? {
+        last.withUnsafeMutableBufferPointer { $0.baseAddress }
+    }
     /// The paths of the logs read into this table, in order.
     var files: [String] = []
 

@@ -39,7 +39,8 @@ enum PlainDecimal {
             v = Double(Int64(bitPattern: scaled)) / powerOfTen(8 &- k)
         } else {
             let k = low.trailingZeroBitCount &>> 3                       // integer digits, 0...7
-            let integer = k == 0 ? 0 : eightDigits(x &<< UInt64(64 &- 8 &* k))
+            let shifted = x &<< UInt64(64 &- 8 &* k)                     // the digits last, zeros before
+            let integer = k == 0 ? 0 : k <= 4 ? fourDigits(shifted &>> 32) : eightDigits(shifted)
             i &+= k
             if p[i] != UInt8(ascii: ".") {
                 guard k > 0 else { return nil }
@@ -64,9 +65,16 @@ enum PlainDecimal {
     /// carry only moves up, past the first non-digit. The lowest mark is the one that counts.
     @inline(always)
     static func marks(_ q: UnsafeRawPointer) -> (digits: UInt64, marks: UInt64) {
-        let x = UInt64(littleEndian: q.loadUnaligned(as: UInt64.self)) &- 0x3030_3030_3030_3030
+        let x = UInt64(littleEndian: word(q)) &- 0x3030_3030_3030_3030
         let m = (x | (x &+ 0x7676_7676_7676_7676)) & 0x8080_8080_8080_8080
         return (x, m & (0 &- m))                                       // the lowest mark only
+    }
+
+    /// The 8 bytes at `q` as one word. A function of its own, so that the generic unaligned load
+    /// is specialized and inlined here, not left a call in a large caller.
+    @inline(__always)
+    static func word(_ q: UnsafeRawPointer) -> UInt64 {
+        q.loadUnaligned(as: UInt64.self)
     }
 
     /// The 8-digit number whose digits are the bytes of `x` (0...9 each, first byte most
@@ -76,6 +84,14 @@ enum PlainDecimal {
         let d = x &* 10 &+ (x >> 8)                                    // bytes 0, 2, 4, 6: pairs
         let pairs: UInt64 = 0x0000_00FF_0000_00FF
         return ((d & pairs) &* (100 &+ (1_000_000 << 32)) &+ ((d >> 16) & pairs) &* (1 &+ (10_000 << 32))) >> 32
+    }
+
+    /// ``eightDigits(_:)`` of 4 digits in the low 4 bytes of `x` (the rest zero): two
+    /// multiplications. Coordinates have up to 3 integer digits.
+    @inline(always)
+    static func fourDigits(_ x: UInt64) -> UInt64 {
+        let d = x &* 10 &+ (x >> 8)                                    // bytes 0 and 2: pairs
+        return ((d & 0x00FF_00FF) &* (1 &+ (100 << 16))) >> 16 & 0xFFFF
     }
 
     /// The leading run of decimal digits in the 8 bytes at `q`: its value and length (0...8).

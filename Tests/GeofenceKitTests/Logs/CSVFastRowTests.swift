@@ -304,4 +304,37 @@ final class CSVFastRowTests: XCTestCase {
         }
         XCTAssertEqual(wrong.count, 0, "first: \(String(describing: wrong.first))")
     }
+
+    /// Devices first seen on rows the general path takes (quoted), many of them, so that the
+    /// table's storage grows between fast rows: each device's later rows (fast, some repeated,
+    /// some going back in time) are checked against its last fix exactly as the general path
+    /// does. Counts against the log as generated.
+    func testNewDevicesOnGeneralRowsKeepTheOrderCheck() {
+        var g = SeededGenerator(seed: 9)
+        var text = "device,time,lat,lon\n"
+        var expectedDuplicates = 0, expectedBackwards = 0, expectedFixes = 0
+        var lastTime: [Int: Int] = [:]
+        for r in 0..<6_000 {
+            let d = r < 3_000 && r % 2 == 0 ? r / 2 : Int(g.next() % UInt64(min(1_500, max(1, r / 2))))
+            let quoted = lastTime[d] == nil
+            let t = (lastTime[d] ?? 1_750_000_000) + Int(g.next() % 3) - (g.next() % 10 == 0 ? 5 : 0)
+            let name = quoted ? "\"d\(d)\"" : "d\(d)"
+            text += "\(name),\(t),1.5,2.5\n"
+            if let l = lastTime[d], t <= l {
+                if t < l { expectedBackwards += 1 } else { expectedDuplicates += 1 }
+                continue
+            }
+            lastTime[d] = t
+            expectedFixes += 1
+        }
+        let path = writeFile(dir, "growing.csv", text)
+        let options = LogReaderOptions(skipInvalid: true)
+        let fast = outcome(path, options, fast: true)
+        assertSame(fast, outcome(path, options, fast: false), "growing")
+        XCTAssertEqual(fast.fixes.count, expectedFixes)
+        XCTAssertEqual(fast.skipped[.duplicateFix] ?? 0, expectedDuplicates)
+        XCTAssertEqual(fast.skipped[.timeBackwards] ?? 0, expectedBackwards)
+        XCTAssertGreaterThan(expectedDuplicates, 100)
+        XCTAssertGreaterThan(expectedBackwards, 100)
+    }
 }
