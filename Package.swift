@@ -20,11 +20,12 @@ let package = Package(
     ],
     targets: [
         // System libraries (Debian: libgeos-dev, libproj-dev, zlib1g-dev, libgdal-dev; scripts/install-deps installs them).
-        .systemLibrary(name: "CGEOS", pkgConfig: "geos", providers: [.apt(["libgeos-dev"])]),
-        .systemLibrary(name: "CPROJ", pkgConfig: "proj", providers: [.apt(["libproj-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CDeflate", pkgConfig: "libdeflate", providers: [.apt(["libdeflate-dev"])]),
-        // GDAL: headers at build time, the library opened with dlopen on first use (Sources/CGDAL).
+        // GEOS, PROJ and GDAL: headers at build time, each library opened with dlopen on first use
+        // (Sources/CGEOS, Sources/CPROJ, Sources/CGDAL), so the CLI links none of them.
+        .target(name: "CGEOS"),
+        .target(name: "CPROJ"),
         .target(name: "CGDAL"),
         // Linux system calls Swift cannot reach directly (renameat2's RENAME_EXCHANGE).
         .systemLibrary(name: "CSystem"),
@@ -73,17 +74,22 @@ let package = Package(
         .executableTarget(name: "fuzz-compiled-fences", dependencies: ["FuzzSupport", "GeofenceKit", "GeofenceIndex"], path: "Fuzz/compiled-fences"),
         // The benchmark runner: GeofenceKit's public API against brute force and GEOS's STRtree.
         .executableTarget(name: "GeofenceBench", dependencies: ["GeofenceKit", "GeofenceTestSupport", "GeometryKit", "CGEOS"],
-                          path: "Benchmarks/GeofenceBench"),
+                          path: "Benchmarks/GeofenceBench", linkerSettings: [.linkedLibrary("geos_c")]),
 
         // Helpers shared by the test targets: seeded generators, brute-force references, the CLI runner.
-        .target(name: "GeofenceTestSupport", dependencies: ["GeofenceKit", "GeometryKit", "Geodesy", "CGEOS"],
-                path: "Tests/GeofenceTestSupport", swiftSettings: checks),
-        .testTarget(name: "GeodesyTests", dependencies: ["Geodesy", "CPROJ", "GeofenceTestSupport"], swiftSettings: checks),
+        // The test and benchmark targets that call GEOS or PROJ directly (references, baselines)
+        // link the libraries themselves.
+        .target(name: "GeofenceTestSupport", dependencies: ["GeofenceKit", "GeometryKit", "Geodesy", "CGEOS", "CPROJ"],
+                path: "Tests/GeofenceTestSupport", swiftSettings: checks,
+                linkerSettings: [.linkedLibrary("geos_c"), .linkedLibrary("proj")]),
+        .testTarget(name: "GeodesyTests", dependencies: ["Geodesy", "CPROJ", "GeofenceTestSupport"], swiftSettings: checks,
+                    linkerSettings: [.linkedLibrary("proj")]),
         .testTarget(name: "GeometryKitTests", dependencies: ["GeometryKit", "GeofenceTestSupport"], resources: [.copy("Fixtures")], swiftSettings: checks),
-        .testTarget(name: "GeofenceIndexTests", dependencies: ["GeofenceIndex", "Geodesy", "GeofenceTestSupport", "CGEOS"], swiftSettings: checks),
+        .testTarget(name: "GeofenceIndexTests", dependencies: ["GeofenceIndex", "Geodesy", "GeofenceTestSupport", "CGEOS"], swiftSettings: checks,
+                    linkerSettings: [.linkedLibrary("geos_c")]),
         .testTarget(name: "GeofencePlanningTests", dependencies: ["GeofencePlanning", "GeofenceIndex", "Geodesy", "GeofenceTestSupport"], swiftSettings: checks),
         .testTarget(name: "GeofenceKitTests", dependencies: ["GeofenceKit", "GeometryKit", "Geodesy", "CGEOS", "GeofenceTestSupport"],
-                    resources: [.copy("Fixtures")], swiftSettings: checks),
+                    resources: [.copy("Fixtures")], swiftSettings: checks, linkerSettings: [.linkedLibrary("geos_c")]),
         .testTarget(name: "GeofenceCLITests", dependencies: ["GeofenceKit", "GeofenceTestSupport", "geofence", "geofence-example"], swiftSettings: checks),
     ],
     swiftLanguageModes: [.v6]

@@ -7,9 +7,12 @@ extension FenceLoader {
     /// A reprojection from `crs` (anything PROJ reads: `EPSG:2154`, a URN) to WGS84 lon/lat.
     /// - Throws: `GeofenceError.invalidArgument` (parameter `crs`) for an unknown or unusable CRS.
     public static func reprojector(from crs: String) throws(GeofenceError) -> Reprojector {
+        let context: PROJContext
+        // fails only when libproj cannot be loaded or allocate a context: not the CRS's fault
+        do { context = try PROJContext() } catch { throw .internal("cannot create a PROJ context: \(error)") }
         let transformer: CRSTransformer
         do {
-            transformer = try CRSTransformer(from: crs, to: "EPSG:4326", context: try PROJContext())
+            transformer = try CRSTransformer(from: crs, to: "EPSG:4326", context: context)
         } catch {
             throw .argument("crs", "unknown or unusable CRS '\(crs)': \(error)")
         }

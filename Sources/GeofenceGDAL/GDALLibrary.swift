@@ -1,6 +1,6 @@
 import CGDAL
 
-/// libgdal, opened on first use (Sources/CGDAL, docs/architecture.md#gdal): commands that read
+/// libgdal, opened on first use (Sources/CGDAL, docs/architecture.md#gdal-geos-and-proj-opened-on-first-use): commands that read
 /// no GDAL format never load it or its dependencies, so they start in a few milliseconds. Every
 /// entry point of this module (opening a dataset, reading a CRS, creating a writer) calls
 /// ``load()`` first; the calls after it go through ``gdal``.

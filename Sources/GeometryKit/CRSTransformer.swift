@@ -27,22 +27,22 @@ public final class CRSTransformer {
         self.target = target
         context.clearMessages()
         // returns NULL when a CRS is unknown or no operation between them exists
-        guard let raw = proj_create_crs_to_crs(context.handle, source, target, nil) else {
-            throw context.takeError("proj_create_crs_to_crs", errno: proj_context_errno(context.handle))
+        guard let raw = proj.proj_create_crs_to_crs(context.handle, source, target, nil) else {
+            throw context.takeError("proj_create_crs_to_crs", errno: proj.proj_context_errno(context.handle))
         }
         // returns NULL on failure; on success a new object, `raw` stays ours either way
-        let normalized = proj_normalize_for_visualization(context.handle, raw)
+        let normalized = proj.proj_normalize_for_visualization(context.handle, raw)
         // Returns NULL. `raw` is no longer needed: `normalized` does not reference it.
-        proj_destroy(raw)
+        _ = proj.proj_destroy(raw)
         guard let normalized else {
-            throw context.takeError("proj_normalize_for_visualization", errno: proj_context_errno(context.handle))
+            throw context.takeError("proj_normalize_for_visualization", errno: proj.proj_context_errno(context.handle))
         }
         self.handle = normalized
     }
 
     deinit {
         // Returns NULL. The context is still alive: it is a stored property of self.
-        proj_destroy(handle)
+        _ = proj.proj_destroy(handle)
     }
 
     /// Transforms one point.
@@ -55,12 +55,12 @@ public final class CRSTransformer {
         guard x.isFinite, y.isFinite else { throw GeometryInputError.nonFiniteCoordinate(x: x, y: y) }
         context.clearMessages()
         // returns the previous errno of this object; cannot fail
-        proj_errno_reset(handle)
+        _ = proj.proj_errno_reset(handle)
         // Returns the transformed coordinate, HUGE_VAL in every component on failure (with
         // proj_errno set). t = HUGE_VAL means "no time", as proj_trans_generic assumes.
-        let out = proj_trans(handle, PJ_FWD, proj_coord(x, y, 0, .infinity))
+        let out = proj.proj_trans(handle, PJ_FWD, proj.proj_coord(x, y, 0, .infinity))
         // returns 0 when the last call on this object succeeded
-        let errno = proj_errno(handle)
+        let errno = proj.proj_errno(handle)
         guard errno == 0, out.xy.x.isFinite, out.xy.y.isFinite else {
             throw context.takeError("proj_trans", errno: errno)
         }
@@ -83,14 +83,14 @@ public final class CRSTransformer {
         let stride = MemoryLayout<(x: Double, y: Double)>.stride
         context.clearMessages()
         // returns the previous errno of this object; cannot fail
-        proj_errno_reset(handle)
+        _ = proj.proj_errno_reset(handle)
         let processed = work.withUnsafeMutableBufferPointer { pairs in
             // (x: Double, y: Double) has the layout of two Doubles: x at offset 0, y at offset 8.
             pairs.withMemoryRebound(to: Double.self) { doubles -> Int in
                 let base = doubles.baseAddress!
                 // Returns the number of points processed; a point that fails becomes HUGE_VAL and
                 // sets proj_errno. z and t are absent (PROJ uses 0 and HUGE_VAL).
-                return proj_trans_generic(handle, PJ_FWD,
+                return proj.proj_trans_generic(handle, PJ_FWD,
                                           base, stride, count,
                                           base + 1, stride, count,
                                           nil, 0, 0,
@@ -98,7 +98,7 @@ public final class CRSTransformer {
             }
         }
         // returns 0 when every point succeeded
-        let errno = proj_errno(handle)
+        let errno = proj.proj_errno(handle)
         let firstBad = work.firstIndex { !$0.x.isFinite || !$0.y.isFinite }
         guard processed == count, errno == 0, firstBad == nil else {
             let index = firstBad ?? min(processed, count - 1)

@@ -12,7 +12,7 @@ extension GEOSContext {
         let reader = try wktReaderHandle()
         clearMessages()
         // returns NULL on exception (parse error)
-        guard let g = GEOSWKTReader_read_r(handle, reader, wkt) else { throw takeError("GEOSWKTReader_read_r") }
+        guard let g = geos.GEOSWKTReader_read_r(handle, reader, wkt) else { throw takeError("GEOSWKTReader_read_r") }
         return Geometry(owning: g, context: self)
     }
 
@@ -24,7 +24,7 @@ extension GEOSContext {
         clearMessages()
         let g = wkb.withUnsafeBufferPointer { bytes in
             // returns NULL on exception (truncated or malformed input)
-            GEOSWKBReader_read_r(handle, reader, bytes.baseAddress, bytes.count)
+            geos.GEOSWKBReader_read_r(handle, reader, bytes.baseAddress, bytes.count)
         }
         guard let g else { throw takeError("GEOSWKBReader_read_r") }
         return Geometry(owning: g, context: self)
@@ -40,7 +40,7 @@ extension GEOSContext {
         let reader = try geoJSONReaderHandle()
         clearMessages()
         // returns NULL on exception (malformed JSON or GeoJSON)
-        guard let g = GEOSGeoJSONReader_readGeometry_r(handle, reader, geoJSON) else {
+        guard let g = geos.GEOSGeoJSONReader_readGeometry_r(handle, reader, geoJSON) else {
             throw takeError("GEOSGeoJSONReader_readGeometry_r")
         }
         return Geometry(owning: g, context: self)
@@ -54,7 +54,7 @@ extension GEOSContext {
     public func point(x: Double, y: Double) throws -> Geometry {
         clearMessages()
         // returns NULL on exception
-        guard let g = GEOSGeom_createPointFromXY_r(handle, x, y) else { throw takeError("GEOSGeom_createPointFromXY_r") }
+        guard let g = geos.GEOSGeom_createPointFromXY_r(handle, x, y) else { throw takeError("GEOSGeom_createPointFromXY_r") }
         return Geometry(owning: g, context: self)
     }
 
@@ -85,14 +85,14 @@ extension GEOSContext {
             for rings in polygons { parts.append(try makePolygonHandle(rings: rings)) }
         } catch {
             // None of these polygons was handed over to GEOS: they are still ours to destroy.
-            for part in parts { GEOSGeom_destroy_r(handle, part) }
+            for part in parts { geos.GEOSGeom_destroy_r(handle, part) }
             throw error
         }
         // GEOSGeom_createCollection_r takes ownership of every element, also when it fails:
         // it moves them into unique_ptrs before building, so GEOS frees them on an exception.
         // The array itself stays ours. Returns NULL on exception.
         let collection = parts.withUnsafeMutableBufferPointer { buffer in
-            GEOSGeom_createCollection_r(handle, Int32(GEOS_MULTIPOLYGON.rawValue), buffer.baseAddress, UInt32(buffer.count))
+            geos.GEOSGeom_createCollection_r(handle, Int32(GEOS_MULTIPOLYGON.rawValue), buffer.baseAddress, UInt32(buffer.count))
         }
         guard let collection else { throw takeError("GEOSGeom_createCollection_r") }
         return Geometry(owning: collection, context: self)
@@ -104,7 +104,7 @@ extension GEOSContext {
     func makePolygonHandle(rings: [[(x: Double, y: Double)]]) throws -> OpaquePointer {
         guard let shellCoordinates = rings.first else {
             // returns NULL on exception
-            guard let empty = GEOSGeom_createEmptyPolygon_r(handle) else { throw takeError("GEOSGeom_createEmptyPolygon_r") }
+            guard let empty = geos.GEOSGeom_createEmptyPolygon_r(handle) else { throw takeError("GEOSGeom_createEmptyPolygon_r") }
             return empty
         }
         guard rings.count <= Int(UInt32.max) else { throw GeometryInputError.tooLarge(count: rings.count) }
@@ -115,8 +115,8 @@ extension GEOSContext {
             for ring in rings.dropFirst() { holes.append(try makeLinearRingHandle(ring)) }
         } catch {
             // The rings made so far were not handed over to anything: destroy them here.
-            GEOSGeom_destroy_r(handle, shell)
-            for hole in holes { GEOSGeom_destroy_r(handle, hole) }
+            geos.GEOSGeom_destroy_r(handle, shell)
+            for hole in holes { geos.GEOSGeom_destroy_r(handle, hole) }
             throw error
         }
         return try makePolygonHandle(consumingShell: shell, holes: holes)
@@ -131,7 +131,7 @@ extension GEOSContext {
         // valid rings are moved into unique_ptrs first (GEOS ticket #1111). So on NULL there is
         // nothing left for us to free. Returns NULL on exception.
         let polygon = holeArray.withUnsafeMutableBufferPointer { buffer in
-            GEOSGeom_createPolygon_r(handle, shell, buffer.baseAddress, UInt32(buffer.count))
+            geos.GEOSGeom_createPolygon_r(handle, shell, buffer.baseAddress, UInt32(buffer.count))
         }
         guard let polygon else { throw takeError("GEOSGeom_createPolygon_r") }
         return polygon
@@ -146,10 +146,10 @@ extension GEOSContext {
             pairs.withMemoryRebound(to: Double.self) { doubles in
                 if let base = doubles.baseAddress {
                     // returns NULL on exception; copies the buffer
-                    return GEOSCoordSeq_copyFromBuffer_r(handle, base, UInt32(pairs.count), 0, 0)
+                    return geos.GEOSCoordSeq_copyFromBuffer_r(handle, base, UInt32(pairs.count), 0, 0)
                 } else {
                     // returns NULL on exception
-                    return GEOSCoordSeq_create_r(handle, 0, 2)
+                    return geos.GEOSCoordSeq_create_r(handle, 0, 2)
                 }
             }
         }
@@ -157,7 +157,7 @@ extension GEOSContext {
         // GEOSGeom_createLinearRing_r takes ownership of the sequence, also when it fails: GEOS
         // wraps it in a unique_ptr before the ring validates it (closed, 0 or >= 4 points), so an
         // unclosed ring's sequence is freed by GEOS. Returns NULL on exception.
-        guard let ring = GEOSGeom_createLinearRing_r(handle, sequence) else {
+        guard let ring = geos.GEOSGeom_createLinearRing_r(handle, sequence) else {
             throw takeError("GEOSGeom_createLinearRing_r")
         }
         // GEOS 3.11 rejects 1 or 2 points at construction but accepts a closed ring of 3
@@ -165,9 +165,9 @@ extension GEOSContext {
         // validation message ("Too few points in geometry component[x y]").
         if (1..<4).contains(coordinates.count) {
             // returns NULL on exception, else the reason; freed with GEOSFree_r
-            let reason = GEOSisValidReason_r(handle, ring)
+            let reason = geos.GEOSisValidReason_r(handle, ring)
             // Returns nothing. The ring was not handed over to anything: it is ours to destroy.
-            GEOSGeom_destroy_r(handle, ring)
+            geos.GEOSGeom_destroy_r(handle, ring)
             guard let reason else { throw takeError("GEOSisValidReason_r") }
             throw GEOSError.library(takeString(reason))
         }

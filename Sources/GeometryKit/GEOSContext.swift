@@ -27,11 +27,14 @@ public final class GEOSContext {
     private var geoJSONReader: OpaquePointer?
     private var geoJSONWriter: OpaquePointer?
 
-    /// A new GEOS context with its error and notice handlers installed.
-    /// - Throws: `GEOSError.library` when GEOS cannot allocate a context.
+    /// A new GEOS context with its error and notice handlers installed; opens libgeos_c on
+    /// the first call in the process (``GEOSLibrary``).
+    /// - Throws: `GEOSError.library` when libgeos_c cannot be loaded (the message names it) or
+    ///   GEOS cannot allocate a context.
     public init() throws {
+        try GEOSLibrary.load()
         // returns NULL when the context cannot be allocated
-        guard let handle = GEOS_init_r() else {
+        guard let handle = geos.GEOS_init_r() else {
             throw GEOSError.library("GEOS_init_r could not create a context")
         }
         self.handle = handle
@@ -39,13 +42,13 @@ public final class GEOSContext {
         // Returns the previous handler; cannot fail. GEOS formats the message itself before
         // calling a `_r` message handler, so `message` is final text, not a printf format.
         // The context is unretained: it outlives every call GEOS makes on its handle.
-        GEOSContext_setErrorMessageHandler_r(handle, { message, userData in
+        geos.GEOSContext_setErrorMessageHandler_r(handle, { message, userData in
             guard let message, let userData else { return }
             Unmanaged<GEOSContext>.fromOpaque(userData).takeUnretainedValue()
                 .errorMessages.append(String(cString: message))
         }, me)
         // Returns the previous handler; cannot fail.
-        GEOSContext_setNoticeMessageHandler_r(handle, { message, userData in
+        geos.GEOSContext_setNoticeMessageHandler_r(handle, { message, userData in
             guard let message, let userData else { return }
             Unmanaged<GEOSContext>.fromOpaque(userData).takeUnretainedValue()
                 .noticeMessages.append(String(cString: message))
@@ -54,14 +57,14 @@ public final class GEOSContext {
 
     deinit {
         // The *_destroy_r functions return nothing and accept only what their create made.
-        if let wktReader { GEOSWKTReader_destroy_r(handle, wktReader) }
-        if let wktWriter { GEOSWKTWriter_destroy_r(handle, wktWriter) }
-        if let wkbReader { GEOSWKBReader_destroy_r(handle, wkbReader) }
-        if let wkbWriter { GEOSWKBWriter_destroy_r(handle, wkbWriter) }
-        if let geoJSONReader { GEOSGeoJSONReader_destroy_r(handle, geoJSONReader) }
-        if let geoJSONWriter { GEOSGeoJSONWriter_destroy_r(handle, geoJSONWriter) }
+        if let wktReader { geos.GEOSWKTReader_destroy_r(handle, wktReader) }
+        if let wktWriter { geos.GEOSWKTWriter_destroy_r(handle, wktWriter) }
+        if let wkbReader { geos.GEOSWKBReader_destroy_r(handle, wkbReader) }
+        if let wkbWriter { geos.GEOSWKBWriter_destroy_r(handle, wkbWriter) }
+        if let geoJSONReader { geos.GEOSGeoJSONReader_destroy_r(handle, geoJSONReader) }
+        if let geoJSONWriter { geos.GEOSGeoJSONWriter_destroy_r(handle, geoJSONWriter) }
         // Returns nothing. No geometry of this context is alive: each one holds the context.
-        GEOS_finish_r(handle)
+        geos.GEOS_finish_r(handle)
     }
 
     // MARK: - Messages
@@ -92,7 +95,7 @@ public final class GEOSContext {
     func wktReaderHandle() throws -> OpaquePointer {
         if let wktReader { return wktReader }
         // returns NULL on exception
-        guard let reader = GEOSWKTReader_create_r(handle) else { throw takeError("GEOSWKTReader_create_r") }
+        guard let reader = geos.GEOSWKTReader_create_r(handle) else { throw takeError("GEOSWKTReader_create_r") }
         wktReader = reader
         return reader
     }
@@ -100,9 +103,9 @@ public final class GEOSContext {
     func wktWriterHandle() throws -> OpaquePointer {
         if let wktWriter { return wktWriter }
         // returns NULL on exception
-        guard let writer = GEOSWKTWriter_create_r(handle) else { throw takeError("GEOSWKTWriter_create_r") }
+        guard let writer = geos.GEOSWKTWriter_create_r(handle) else { throw takeError("GEOSWKTWriter_create_r") }
         // Returns nothing. Trim: "1 2", not "1.0000000000000000 2.0000000000000000".
-        GEOSWKTWriter_setTrim_r(handle, writer, 1)
+        geos.GEOSWKTWriter_setTrim_r(handle, writer, 1)
         wktWriter = writer
         return writer
     }
@@ -110,7 +113,7 @@ public final class GEOSContext {
     func wkbReaderHandle() throws -> OpaquePointer {
         if let wkbReader { return wkbReader }
         // returns NULL on exception
-        guard let reader = GEOSWKBReader_create_r(handle) else { throw takeError("GEOSWKBReader_create_r") }
+        guard let reader = geos.GEOSWKBReader_create_r(handle) else { throw takeError("GEOSWKBReader_create_r") }
         wkbReader = reader
         return reader
     }
@@ -118,7 +121,7 @@ public final class GEOSContext {
     func wkbWriterHandle() throws -> OpaquePointer {
         if let wkbWriter { return wkbWriter }
         // returns NULL on exception
-        guard let writer = GEOSWKBWriter_create_r(handle) else { throw takeError("GEOSWKBWriter_create_r") }
+        guard let writer = geos.GEOSWKBWriter_create_r(handle) else { throw takeError("GEOSWKBWriter_create_r") }
         wkbWriter = writer
         return writer
     }
@@ -126,7 +129,7 @@ public final class GEOSContext {
     func geoJSONReaderHandle() throws -> OpaquePointer {
         if let geoJSONReader { return geoJSONReader }
         // returns NULL on exception
-        guard let reader = GEOSGeoJSONReader_create_r(handle) else { throw takeError("GEOSGeoJSONReader_create_r") }
+        guard let reader = geos.GEOSGeoJSONReader_create_r(handle) else { throw takeError("GEOSGeoJSONReader_create_r") }
         geoJSONReader = reader
         return reader
     }
@@ -134,7 +137,7 @@ public final class GEOSContext {
     func geoJSONWriterHandle() throws -> OpaquePointer {
         if let geoJSONWriter { return geoJSONWriter }
         // returns NULL on exception
-        guard let writer = GEOSGeoJSONWriter_create_r(handle) else { throw takeError("GEOSGeoJSONWriter_create_r") }
+        guard let writer = geos.GEOSGeoJSONWriter_create_r(handle) else { throw takeError("GEOSGeoJSONWriter_create_r") }
         geoJSONWriter = writer
         return writer
     }
@@ -143,7 +146,7 @@ public final class GEOSContext {
 
     /// Copies a string GEOS allocated and frees it with `GEOSFree_r` (not Swift's or libc's free).
     func takeString(_ pointer: UnsafeMutablePointer<CChar>) -> String {
-        defer { GEOSFree_r(handle, pointer) }
+        defer { geos.GEOSFree_r(handle, pointer) }
         return String(cString: pointer)
     }
 }

@@ -10,10 +10,10 @@ extension Geometry {
         let writer = try context.wktWriterHandle()
         // Returns nothing. The writer is shared by the context, so set the precision on every call
         // (-1: full precision).
-        GEOSWKTWriter_setRoundingPrecision_r(context.handle, writer, Int32(clamping: precision ?? -1))
+        geos.GEOSWKTWriter_setRoundingPrecision_r(context.handle, writer, Int32(clamping: precision ?? -1))
         context.clearMessages()
         // returns NULL on exception; the string must be freed with GEOSFree_r
-        guard let text = GEOSWKTWriter_write_r(context.handle, writer, handle) else {
+        guard let text = geos.GEOSWKTWriter_write_r(context.handle, writer, handle) else {
             throw context.takeError("GEOSWKTWriter_write_r")
         }
         return context.takeString(text)
@@ -27,10 +27,10 @@ extension Geometry {
         var size = 0
         context.clearMessages()
         // returns NULL on exception; the buffer must be freed with GEOSFree_r
-        guard let bytes = GEOSWKBWriter_write_r(context.handle, writer, handle, &size) else {
+        guard let bytes = geos.GEOSWKBWriter_write_r(context.handle, writer, handle, &size) else {
             throw context.takeError("GEOSWKBWriter_write_r")
         }
-        defer { GEOSFree_r(context.handle, bytes) }
+        defer { geos.GEOSFree_r(context.handle, bytes) }
         return Array(UnsafeBufferPointer(start: bytes, count: size))
     }
 
@@ -41,7 +41,7 @@ extension Geometry {
         let writer = try context.geoJSONWriterHandle()
         context.clearMessages()
         // returns NULL on exception; the string must be freed with GEOSFree_r. Indent -1: one line.
-        guard let text = GEOSGeoJSONWriter_writeGeometry_r(context.handle, writer, handle, -1) else {
+        guard let text = geos.GEOSGeoJSONWriter_writeGeometry_r(context.handle, writer, handle, -1) else {
             throw context.takeError("GEOSGeoJSONWriter_writeGeometry_r")
         }
         return context.takeString(text)

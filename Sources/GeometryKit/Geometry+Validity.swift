@@ -8,7 +8,7 @@ extension Geometry {
     public func isValid() throws -> Bool {
         context.clearMessages()
         // returns 2 on exception, 1 on true, 0 on false
-        let r = GEOSisValid_r(context.handle, handle)
+        let r = geos.GEOSisValid_r(context.handle, handle)
         guard r != 2 else { throw context.takeError("GEOSisValid_r") }
         return r == 1
     }
@@ -19,7 +19,7 @@ extension Geometry {
     public func validityReason() throws -> String? {
         context.clearMessages()
         // returns NULL on exception, else "Valid Geometry" or the reason; freed with GEOSFree_r
-        guard let text = GEOSisValidReason_r(context.handle, handle) else {
+        guard let text = geos.GEOSisValidReason_r(context.handle, handle) else {
             throw context.takeError("GEOSisValidReason_r")
         }
         let reason = context.takeString(text)
@@ -33,7 +33,7 @@ extension Geometry {
     public func makeValid() throws -> Geometry {
         context.clearMessages()
         // returns NULL on exception
-        guard let repaired = GEOSMakeValid_r(context.handle, handle) else { throw context.takeError("GEOSMakeValid_r") }
+        guard let repaired = geos.GEOSMakeValid_r(context.handle, handle) else { throw context.takeError("GEOSMakeValid_r") }
         return Geometry(owning: repaired, context: context)
     }
 }

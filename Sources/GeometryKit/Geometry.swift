@@ -19,7 +19,7 @@ public final class Geometry {
 
     deinit {
         // Returns nothing. The context is still alive: it is a stored property of self.
-        GEOSGeom_destroy_r(context.handle, handle)
+        geos.GEOSGeom_destroy_r(context.handle, handle)
     }
 
     /// Throws unless `other` comes from the same context (contexts are per thread).
@@ -37,7 +37,7 @@ public final class Geometry {
         get throws {
             context.clearMessages()
             // returns NULL on exception; the string must be freed with GEOSFree_r
-            guard let name = GEOSGeomType_r(context.handle, handle) else { throw context.takeError("GEOSGeomType_r") }
+            guard let name = geos.GEOSGeomType_r(context.handle, handle) else { throw context.takeError("GEOSGeomType_r") }
             return context.takeString(name)
         }
     }
@@ -48,7 +48,7 @@ public final class Geometry {
         get throws {
             context.clearMessages()
             // returns -1 on exception
-            let id = GEOSGeomTypeId_r(context.handle, handle)
+            let id = geos.GEOSGeomTypeId_r(context.handle, handle)
             guard id != -1 else { throw context.takeError("GEOSGeomTypeId_r") }
             return id
         }
@@ -61,7 +61,7 @@ public final class Geometry {
         get throws {
             context.clearMessages()
             // returns 2 on exception, 1 on true, 0 on false
-            let r = GEOSisEmpty_r(context.handle, handle)
+            let r = geos.GEOSisEmpty_r(context.handle, handle)
             guard r != 2 else { throw context.takeError("GEOSisEmpty_r") }
             return r == 1
         }
@@ -78,7 +78,7 @@ public final class Geometry {
     func cloneHandle() throws -> OpaquePointer {
         context.clearMessages()
         // returns NULL on exception
-        guard let copy = GEOSGeom_clone_r(context.handle, handle) else { throw context.takeError("GEOSGeom_clone_r") }
+        guard let copy = geos.GEOSGeom_clone_r(context.handle, handle) else { throw context.takeError("GEOSGeom_clone_r") }
         return copy
     }
 
@@ -93,7 +93,7 @@ public final class Geometry {
         var minX = 0.0, minY = 0.0, maxX = 0.0, maxY = 0.0
         context.clearMessages()
         // returns 0 on exception (or for an empty geometry, excluded above), 1 on success
-        guard GEOSGeom_getExtent_r(context.handle, handle, &minX, &minY, &maxX, &maxY) == 1 else {
+        guard geos.GEOSGeom_getExtent_r(context.handle, handle, &minX, &minY, &maxX, &maxY) == 1 else {
             throw context.takeError("GEOSGeom_getExtent_r")
         }
         return (minX, minY, maxX, maxY)
@@ -106,7 +106,7 @@ public final class Geometry {
         var value = 0.0
         context.clearMessages()
         // returns 0 on exception, 1 on success
-        guard GEOSArea_r(context.handle, handle, &value) == 1 else { throw context.takeError("GEOSArea_r") }
+        guard geos.GEOSArea_r(context.handle, handle, &value) == 1 else { throw context.takeError("GEOSArea_r") }
         return value
     }
 
@@ -122,18 +122,18 @@ public final class Geometry {
         context.clearMessages()
         // returns NULL on exception; on success both the returned circle polygon and *center
         // are new geometries we own
-        guard let circle = GEOSMinimumBoundingCircle_r(context.handle, handle, &radius, &center) else {
+        guard let circle = geos.GEOSMinimumBoundingCircle_r(context.handle, handle, &radius, &center) else {
             throw context.takeError("GEOSMinimumBoundingCircle_r")
         }
         // Returns nothing; we only need the centre and radius.
-        GEOSGeom_destroy_r(context.handle, circle)
+        geos.GEOSGeom_destroy_r(context.handle, circle)
         guard let center else { throw GEOSError.library("GEOSMinimumBoundingCircle_r returned no centre") }
         let centerPoint = Geometry(owning: center, context: context)
         var x = 0.0, y = 0.0
         // returns 0 on exception (e.g. not a point), 1 on success
-        guard GEOSGeomGetX_r(context.handle, centerPoint.handle, &x) == 1 else { throw context.takeError("GEOSGeomGetX_r") }
+        guard geos.GEOSGeomGetX_r(context.handle, centerPoint.handle, &x) == 1 else { throw context.takeError("GEOSGeomGetX_r") }
         // returns 0 on exception, 1 on success
-        guard GEOSGeomGetY_r(context.handle, centerPoint.handle, &y) == 1 else { throw context.takeError("GEOSGeomGetY_r") }
+        guard geos.GEOSGeomGetY_r(context.handle, centerPoint.handle, &y) == 1 else { throw context.takeError("GEOSGeomGetY_r") }
         return (x, y, radius)
     }
 
@@ -146,7 +146,7 @@ public final class Geometry {
         var value = 0.0
         context.clearMessages()
         // returns 0 on exception, 1 on success
-        guard GEOSDistance_r(context.handle, handle, other.handle, &value) == 1 else {
+        guard geos.GEOSDistance_r(context.handle, handle, other.handle, &value) == 1 else {
             throw context.takeError("GEOSDistance_r")
         }
         return value
@@ -163,7 +163,7 @@ public final class Geometry {
         try requireSameContext(other)
         context.clearMessages()
         // returns 2 on exception, 1 on true, 0 on false
-        let r = GEOSCovers_r(context.handle, handle, other.handle)
+        let r = geos.GEOSCovers_r(context.handle, handle, other.handle)
         guard r != 2 else { throw context.takeError("GEOSCovers_r") }
         return r == 1
     }
@@ -177,7 +177,7 @@ public final class Geometry {
         try requireSameContext(other)
         context.clearMessages()
         // returns 2 on exception, 1 on true, 0 on false
-        let r = GEOSContains_r(context.handle, handle, other.handle)
+        let r = geos.GEOSContains_r(context.handle, handle, other.handle)
         guard r != 2 else { throw context.takeError("GEOSContains_r") }
         return r == 1
     }
@@ -190,7 +190,7 @@ public final class Geometry {
         try requireSameContext(other)
         context.clearMessages()
         // returns 2 on exception, 1 on true, 0 on false
-        let r = GEOSIntersects_r(context.handle, handle, other.handle)
+        let r = geos.GEOSIntersects_r(context.handle, handle, other.handle)
         guard r != 2 else { throw context.takeError("GEOSIntersects_r") }
         return r == 1
     }
@@ -202,7 +202,7 @@ public final class Geometry {
         context.clearMessages()
         // returns NULL on exception; the prepared geometry references (does not copy) `handle`,
         // so PreparedGeometry keeps this Geometry alive
-        guard let p = GEOSPrepare_r(context.handle, handle) else { throw context.takeError("GEOSPrepare_r") }
+        guard let p = geos.GEOSPrepare_r(context.handle, handle) else { throw context.takeError("GEOSPrepare_r") }
         return PreparedGeometry(owning: p, of: self)
     }
 }

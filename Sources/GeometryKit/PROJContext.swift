@@ -20,32 +20,35 @@ public final class PROJContext {
     /// otherwise leak into the next call's error.
     private let errnoResetter: OpaquePointer?
 
-    /// A new PROJ context that logs PROJ's errors into this object (not to stderr).
-    /// - Throws: `PROJError.library` when PROJ cannot allocate a context.
+    /// A new PROJ context that logs PROJ's errors into this object (not to stderr); opens
+    /// libproj on the first call in the process (``PROJLibrary``).
+    /// - Throws: `PROJError.library` when libproj cannot be loaded (the message names it) or
+    ///   PROJ cannot allocate a context.
     public init() throws {
+        try PROJLibrary.load()
         // returns NULL when the context cannot be allocated
-        guard let handle = proj_context_create() else {
+        guard let handle = proj.proj_context_create() else {
             throw PROJError.library("proj_context_create could not create a context")
         }
         self.handle = handle
         // returns NULL on failure (then errno is simply not reset between calls)
-        self.errnoResetter = proj_create(handle, "+proj=noop")
+        self.errnoResetter = proj.proj_create(handle, "+proj=noop")
         // Returns nothing. Replaces PROJ's default logger (stderr) for this context; the context
         // is unretained, and PROJ only calls the function during calls on this context.
-        proj_log_func(handle, Unmanaged.passUnretained(self).toOpaque()) { userData, _, message in
+        proj.proj_log_func(handle, Unmanaged.passUnretained(self).toOpaque()) { userData, _, message in
             guard let userData, let message else { return }
             Unmanaged<PROJContext>.fromOpaque(userData).takeUnretainedValue()
                 .logMessages.append(String(cString: message))
         }
         // Returns the previous level; cannot fail. Errors only: debug output is not an error text.
-        proj_log_level(handle, PJ_LOG_ERROR)
+        _ = proj.proj_log_level(handle, PJ_LOG_ERROR)
     }
 
     deinit {
         // Returns NULL; destroys an object of this context before the context itself.
-        if let errnoResetter { proj_destroy(errnoResetter) }
+        if let errnoResetter { _ = proj.proj_destroy(errnoResetter) }
         // Returns nothing. No transformer of this context is alive: each one holds the context.
-        proj_context_destroy(handle)
+        _ = proj.proj_context_destroy(handle)
     }
 
     /// Forgets the messages of previous calls and resets the context's errno; called before
@@ -54,7 +57,7 @@ public final class PROJContext {
     func clearMessages() {
         if !logMessages.isEmpty { logMessages.removeAll(keepingCapacity: true) }
         // returns the previous errno; cannot fail
-        if let errnoResetter { proj_errno_reset(errnoResetter) }
+        if let errnoResetter { _ = proj.proj_errno_reset(errnoResetter) }
     }
 
     /// The error for a failed call: the messages PROJ logged during the call, then the text of
@@ -66,7 +69,7 @@ public final class PROJContext {
         for message in logMessages where !parts.contains(message) { parts.append(message) }
         if errno != 0 {
             // returns a string owned by PROJ (static or in the context); copied at once
-            if let text = proj_context_errno_string(handle, errno) {
+            if let text = proj.proj_context_errno_string(handle, errno) {
                 let errnoText = String(cString: text)
                 if !parts.contains(errnoText) { parts.append(errnoText) }
             }

@@ -19,7 +19,7 @@ public final class PreparedGeometry {
 
     deinit {
         // Returns nothing. The geometry (and its context) are still alive: stored properties of self.
-        GEOSPreparedGeom_destroy_r(geometry.context.handle, handle)
+        geos.GEOSPreparedGeom_destroy_r(geometry.context.handle, handle)
     }
 
     private var context: GEOSContext { geometry.context }
@@ -34,7 +34,7 @@ public final class PreparedGeometry {
         try geometry.requireSameContext(g)
         context.clearMessages()
         // returns 2 on exception, 1 on true, 0 on false
-        let r = GEOSPreparedCovers_r(context.handle, handle, g.handle)
+        let r = geos.GEOSPreparedCovers_r(context.handle, handle, g.handle)
         guard r != 2 else { throw context.takeError("GEOSPreparedCovers_r") }
         return r == 1
     }
@@ -48,7 +48,7 @@ public final class PreparedGeometry {
         try geometry.requireSameContext(g)
         context.clearMessages()
         // returns 2 on exception, 1 on true, 0 on false
-        let r = GEOSPreparedContains_r(context.handle, handle, g.handle)
+        let r = geos.GEOSPreparedContains_r(context.handle, handle, g.handle)
         guard r != 2 else { throw context.takeError("GEOSPreparedContains_r") }
         return r == 1
     }
@@ -61,7 +61,7 @@ public final class PreparedGeometry {
         try geometry.requireSameContext(g)
         context.clearMessages()
         // returns 2 on exception, 1 on true, 0 on false
-        let r = GEOSPreparedIntersects_r(context.handle, handle, g.handle)
+        let r = geos.GEOSPreparedIntersects_r(context.handle, handle, g.handle)
         guard r != 2 else { throw context.takeError("GEOSPreparedIntersects_r") }
         return r == 1
     }
@@ -75,7 +75,7 @@ public final class PreparedGeometry {
         var value = 0.0
         context.clearMessages()
         // returns 0 on exception, 1 on success
-        guard GEOSPreparedDistance_r(context.handle, handle, g.handle, &value) == 1 else {
+        guard geos.GEOSPreparedDistance_r(context.handle, handle, g.handle, &value) == 1 else {
             throw context.takeError("GEOSPreparedDistance_r")
         }
         return value

@@ -4,7 +4,7 @@
 // errors (cpl_error.h), string lists (cpl_string.h). The headers give the types and
 // constants; the functions are reached through `CGDALAPI`, filled by `cgdal_load` from
 // libgdal opened with dlopen, so a process that reads no GDAL format never loads libgdal and
-// its hundred-odd dependencies (docs/architecture.md#gdal).
+// its hundred-odd dependencies (docs/architecture.md#gdal-geos-and-proj-opened-on-first-use).
 #include <gdal/gdal.h>
 #include <gdal/ogr_api.h>
 #include <gdal/ogr_srs_api.h>

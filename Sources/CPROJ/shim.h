@@ -1,3 +1,0 @@
-#pragma once
-#include <proj.h>
-#include <geodesic.h>
