@@ -19,7 +19,7 @@ let package = Package(
         .library(name: "GeofenceKit", targets: ["GeofenceKit"]),
     ],
     targets: [
-        // System libraries (Debian: libgeos-dev, libproj-dev, zlib1g-dev, libgdal-dev; scripts/install-deps installs them).
+        // System libraries (Debian: libgeos-dev, libproj-dev, zlib1g-dev, libdeflate-dev, libgdal-dev; scripts/install-deps installs them).
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CDeflate", pkgConfig: "libdeflate", providers: [.apt(["libdeflate-dev"])]),
         // GEOS, PROJ and GDAL: headers at build time, each library opened with dlopen on first use
