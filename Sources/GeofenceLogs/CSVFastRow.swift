@@ -257,7 +257,8 @@ extension CSVLogParser {
     /// `batch` when full, before a row the general path takes, at the end and on an error; each
     /// device's last fix is written through ``DeviceState/lastFixes()``, fetched again whenever a
     /// new device may have moved it (a new index here, any row of the general path). No array
-    /// uniqueness check per row.
+    /// uniqueness check per row. A parse worker's core (``ReadCore/deferOrder``) takes the same
+    /// path without the order check, keeping each fix's line instead.
     mutating func readSerial(into batch: inout [Fix], max: Int, roles r: UnsafeBufferPointer<Int8>,
                              bounds b: UnsafeMutablePointer<Int>, _ core: inout ReadCore, _ devices: inout DeviceState) throws(GeofenceError) {
         let room = Swift.max(1, Swift.min(max &- batch.count, 32))      // small copies: vector moves, not `rep movsb`
@@ -270,7 +271,8 @@ extension CSVLogParser {
                 out.deinitialize(count: staged)
                 staged = 0
             }
-            var last = devices.lastFixes(), known = devices.last.count
+            let deferred = core.deferOrder
+            var last = deferred ? nil : devices.lastFixes(), known = deferred ? 0 : devices.last.count
             let fileIndex = core.fileIndex
             let delimiter = self.delimiter
             let standard = Self.standardLayout(r), hasAccuracy = self.hasAccuracy
@@ -293,13 +295,21 @@ extension CSVLogParser {
                         guard Self.lineFields(p, s, e, roles: r, delimiter: delimiter, &core, &f) else {
                             flush(&batch)
                             try generalRow(s, e, terminated: &terminated, line: line, roles: r, bounds: b, &core, &devices, &batch)
-                            last = devices.lastFixes(); known = devices.last.count   // it may have added a device
+                            if !deferred { last = devices.lastFixes(); known = devices.last.count }   // it may have added a device
                             flushed = batch.count
                             continue
                         }
                     }
                     guard let device = try core.device(p + f.deviceStart, f.deviceEnd &- f.deviceStart,
                                                        readable: core.end &- f.deviceStart, line: line, &devices) else { continue }
+                    if deferred {
+                        // A parse worker: no order check here (the join does it), the line kept.
+                        core.lines.append(line)
+                        (out + staged).initialize(to: Fix(device: device, time: f.time, lat: f.lat, lon: f.lon, accuracy: f.accuracy, offset: f.offset))
+                        staged &+= 1
+                        if staged == room { flush(&batch) }
+                        continue
+                    }
                     let d = Int(device)
                     if d >= known { last = devices.lastFixes(); known = devices.last.count }
                     let previous = last.unsafelyUnwrapped[d]          // d < known: not empty

@@ -65,7 +65,7 @@ struct CSVLogParser {
             let b = bounds.baseAddress!
             try roles.withUnsafeBufferPointer { (r) throws(GeofenceError) in
                 let fast = Self.fastRows
-                if fast && !core.deferOrder { return try readSerial(into: &batch, max: max, roles: r, bounds: b, &core, &devices) }
+                if fast { return try readSerial(into: &batch, max: max, roles: r, bounds: b, &core, &devices) }
                 let delimiter = self.delimiter
                 while batch.count < max {
                     guard try core.nextLine(&s, &e, &terminated) else { return }

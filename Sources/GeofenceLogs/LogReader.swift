@@ -204,7 +204,7 @@ public final class LogReader {
         // With readAhead, the next round is parsed while the caller works on this batch
         // (joined when needed).
         // The small first rounds are always read ahead.
-        if (options.readAhead || (options.quickStart && parallel!.ramping)) && warmedUp && pendingError == nil { parallel!.begin(lineParser!, &core) }
+        if (options.readAhead || (options.quickStart && parallel!.ramping)) && warmedUp && pendingError == nil { parallel!.begin(lineParser!, &core, known: devices.state) }
         return true
     }
 

@@ -3,17 +3,54 @@ import Dispatch
 import Synchronization
 import Glibc
 
+/// A copy of the reader's device table taken when a round begins (arrays shared, not copied),
+/// read by that round's workers and dropped before the round is joined, so the join's changes
+/// to the table copy nothing. It keeps the arrays alive (a change made meanwhile copies them on
+/// the changing side), so the addresses taken here stay valid while it lives.
+final class KnownSnapshot: @unchecked Sendable {
+    let state: DeviceState
+    let slots: UnsafePointer<Int32>
+    let mask: Int
+    let keys: UnsafePointer<DeviceState.Key>
+    let offsets: UnsafePointer<Int>
+    let bytes: UnsafePointer<UInt8>
+
+    init(_ state: DeviceState) {
+        self.state = state
+        slots = state.slots.withUnsafeBufferPointer { $0.baseAddress! }
+        mask = state.slots.count - 1
+        keys = state.keys.withUnsafeBufferPointer { $0.baseAddress ?? UnsafePointer(bitPattern: 8)! }
+        offsets = state.offsets.withUnsafeBufferPointer { $0.baseAddress! }
+        bytes = state.bytes.withUnsafeBufferPointer { $0.baseAddress ?? UnsafePointer(bitPattern: 8)! }
+    }
+}
+
 /// The reader's device table as the parse workers see it: looked up, never changed, while a
 /// round is parsed. A device found there is handed to the join as `-2 - index` (the join's
-/// local indices are ≥ 0).
+/// local indices are ≥ 0). The same probe as ``DeviceState/find(_:_:)``, through the
+/// snapshot's addresses (no reference counting per row on arrays the threads share).
 struct KnownDevices: @unchecked Sendable {
-    let table: UnsafePointer<DeviceState>
+    unowned(unsafe) let snapshot: KnownSnapshot
 
-    /// The encoded index of a known device, or nil.
-    @inline(__always)
+    /// The encoded index of a known device, or nil. (Out of line: it would make the row loop
+    /// it is called from too large to inline its own small calls.)
+    @inline(never)
     func lookup(_ p: UnsafePointer<UInt8>, _ n: Int) -> Int32? {
-        let d = table.pointee.find(p, n)
-        return d >= 0 ? -2 - d : nil
+        let t = snapshot
+        let tail = DeviceState.tail(p, n, readable: n)
+        let h = DeviceState.hash(p, n, tail: tail)
+        var i = Int(truncatingIfNeeded: h) & t.mask
+        while true {
+            let id = t.slots[i]
+            if id < 0 { return nil }
+            let k = t.keys[Int(id)]
+            if k.hash == h && k.tail == tail && k.count == n {
+                if n <= 8 { return -2 - id }
+                let head = (n &- 1) & ~7, q = UnsafeRawPointer(t.bytes + t.offsets[Int(id)])
+                if memcmp(q, p, head) == 0 { return -2 - id }
+            }
+            i = (i &+ 1) & t.mask
+        }
     }
 
     /// The shared table's index of an encoded one.
@@ -145,6 +182,8 @@ struct ParallelReader {
     var global: [Int32] = []
     /// The end of input was reached.
     var done = false
+    /// The device table as the pending round's workers read it.
+    var knownSnapshot: KnownSnapshot? = nil
     /// Whether the first rounds are small (``LogReaderOptions/quickStart``).
     var quickStart = false
     /// Rounds begun so far: with ``quickStart`` the first ones are small (``firstRoundBytes``,
@@ -187,7 +226,7 @@ struct ParallelReader {
                         _ out: inout [Fix]) throws(GeofenceError) {
         if pending == nil {
             // Parsed now, while nothing changes the shared table: the workers look devices up in it.
-            withUnsafePointer(to: &devices) { known in begin(parser, &core, background: false, known: known) }
+            begin(parser, &core, background: false, known: devices)
         }
         try finish(&parser, &core, &devices, &out)
     }
@@ -196,11 +235,12 @@ struct ParallelReader {
     /// the background (or, not `background`, with this thread among them, returning when they
     /// are parsed), to be joined by ``finish(_:_:_:_:)``. Touches nothing the join or the caller
     /// reads until then but `core`'s window, which must not move before the round is finished.
-    /// With `known` (only when not `background`: the workers are done before this returns), the
-    /// workers give a device already in that table its index there (``ReadCore/knownDevices``),
-    /// so the join maps only the devices new in the round.
+    /// With `known` (a copy of the reader's device table, its arrays shared until either side
+    /// changes them), the workers give a device already in it its index there
+    /// (``ReadCore/knownDevices``), so the join maps only the devices new in the round; the copy
+    /// is dropped before the join.
     mutating func begin(_ parser: LineParser, _ core: inout ReadCore, background: Bool = true,
-                        known: UnsafePointer<DeviceState>? = nil) {
+                        known: DeviceState? = nil) {
         guard pending == nil, !done else { return }
         guard let source = core.source else { done = true; return }
         let small = ramping
@@ -237,9 +277,15 @@ struct ParallelReader {
         let chunkCount = starts.count
 
         let window = UnsafeShared(base: base)
-        let settings = ChunkSettings(path: core.path, strict: core.strict, fileIndex: core.fileIndex, timeUnit: core.timeUnit,
+        var roundSettings = ChunkSettings(path: core.path, strict: core.strict, fileIndex: core.fileIndex, timeUnit: core.timeUnit,
                                      timeUnitDetected: core.timeUnitDetected, firstNumericTime: core.firstNumericTime,
-                                     timeRange: core.timeRange, known: background ? nil : known.map { KnownDevices(table: $0) })
+                                     timeRange: core.timeRange, known: nil)
+        if let known {
+            let snapshot = KnownSnapshot(known)
+            knownSnapshot = snapshot
+            roundSettings.known = KnownDevices(snapshot: snapshot)
+        }
+        let settings = roundSettings
         let endsFile = eof
         slots.reserve(chunkCount)
         let results = UnsafeShared(base: slots.base)
@@ -277,6 +323,7 @@ struct ParallelReader {
         // The chunks no worker has taken yet are parsed here.
         work.run()
         work.wait()
+        knownSnapshot = nil                   // before the join changes the table
         let chunkCount = starts.count
         for i in 0..<chunkCount {
             let to = i + 1 < chunkCount ? starts[i + 1] : roundEnd
