@@ -326,7 +326,9 @@ public struct CompiledFenceFile: Sendable {
         guard tree.leafLanes == records else { throw r.bad("\(tree.leafLanes) leaf lanes for \(records) records") }
     }
 
-    /// Every leaf value refers to a record (primary) or a split (secondary).
+    /// Every leaf value refers to a record (primary) or a split (secondary), and every lane past
+    /// a level's last child (the padding of the last node of each level) holds the empty box,
+    /// which no query meets: the search never steps into a node beyond its level.
     static func checkTreeValues(_ tree: PackedRTree, records: Int, splits: Int, _ r: SectionReader) throws(GeofenceError) {
         let m = PackedRTree.nodeCapacity
         for k in 0..<tree.leafLanes {
@@ -334,6 +336,18 @@ public struct CompiledFenceFile: Sendable {
             if v == EntryValue.none { continue }
             let payload = Int(v >> EntryValue.payloadShift)
             guard payload < (v & EntryValue.secondary != 0 ? splits : records) else { throw r.bad("tree entry \(k) refers out of range") }
+        }
+        let starts = tree.nodeStarts
+        for level in 1..<starts.count {
+            // Children of this level: the entries (leaves), else the nodes of the level below.
+            let children = level == 1 ? tree.count : starts[level - 1] - starts[level - 2]
+            for node in starts[level - 1]..<starts[level] {
+                for lane in 0..<m where (node - starts[level - 1]) * m + lane >= children {
+                    guard tree.childBox(node, lane) == .empty else {
+                        throw r.bad("tree node \(node) has a box in lane \(lane), past its level's last child")
+                    }
+                }
+            }
         }
     }
 

@@ -267,6 +267,14 @@ extension CompiledFenceFileTests {
             guard case .failure(let e) = open(bad), case .input(let i) = e, case .malformed = i.kind else {
                 XCTFail("\(name): not refused as malformed"); continue
             }
+            // Refused by the open itself (the fuzz target queries right after it, before any
+            // side section is read).
+            do {
+                _ = try CompiledFenceFile.open(path: bad)
+                XCTFail("\(name): opened")
+            } catch {
+                guard case .input(let i) = error, case .malformed = i.kind else { XCTFail("\(name): \(error)"); continue }
+            }
         }
     }
 }
