@@ -326,14 +326,18 @@ public struct CompiledFenceFile: Sendable {
         guard tree.leafLanes == records else { throw r.bad("\(tree.leafLanes) leaf lanes for \(records) records") }
     }
 
-    /// Every leaf value refers to a record (primary) or a split (secondary), and every lane past
+    /// Every leaf value of an entry refers to a record (primary) or a split (secondary), and every lane past
     /// a level's last child (the padding of the last node of each level) holds the empty box,
     /// which no query meets: the search never steps into a node beyond its level.
     static func checkTreeValues(_ tree: PackedRTree, records: Int, splits: Int, _ r: SectionReader) throws(GeofenceError) {
         let m = PackedRTree.nodeCapacity
         for k in 0..<tree.leafLanes {
             let v = tree.value(k / m, k % m)
-            if v == EntryValue.none { continue }
+            if v == EntryValue.none {
+                // Only the padding past the last entry is empty (its box checked below).
+                guard k >= tree.count else { throw r.bad("tree entry \(k) has no value") }
+                continue
+            }
             let payload = Int(v >> EntryValue.payloadShift)
             guard payload < (v & EntryValue.secondary != 0 ? splits : records) else { throw r.bad("tree entry \(k) refers out of range") }
         }

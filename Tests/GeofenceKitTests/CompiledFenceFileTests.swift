@@ -278,3 +278,47 @@ extension CompiledFenceFileTests {
         }
     }
 }
+
+extension CompiledFenceFileTests {
+    /// A tree whose search could step past its arrays is refused at open: an entry lane without
+    /// a value, a box in a lane past the root's last child (checksums resealed, as a crafted
+    /// file would have them).
+    func testTreeLanesBeyondTheEntriesAreRefused() throws {
+        let path = CLI.tempPath("tree.gfc"), bad = CLI.tempPath("tree-bad.gfc")
+        defer { for p in [path, bad] { try? FileManager.default.removeItem(atPath: p) } }
+        _ = try compile(try sourceFences(), to: path)
+        let good = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        func u(_ b: [UInt8], _ o: Int, _ n: Int) -> Int { (0..<n).reduce(0) { $0 | Int(b[o + $1]) << (8 * $1) } }
+        let table = sections(good)
+        // Section kinds (the table's first field): 22 the tree's node blocks, 23 its level starts.
+        let kinds = (0..<table.count).map { u(good, 64 + 32 * $0, 4) }
+        guard let words = kinds.firstIndex(of: 22), let starts = kinds.firstIndex(of: 23) else { return XCTFail("no tree sections") }
+        let wordsAt = table[words].0, startsAt = table[starts].0
+        let levels = (0..<(table[starts].1 / 8)).map { u(good, startsAt + 8 * $0, 8) }
+        XCTAssertGreaterThanOrEqual(levels.count, 3, "a tree of two levels or more")
+        func refused(_ b: [UInt8], _ what: String) throws {
+            var b = b
+            CompiledFenceFile.resealChecksums(&b)
+            try Data(b).write(to: URL(fileURLWithPath: bad))
+            do {
+                _ = try CompiledFenceFile.open(path: bad)
+                XCTFail("\(what): opened")
+            } catch {
+                guard case .input(let i) = error, case .malformed = i.kind else { return XCTFail("\(what): \(error)") }
+            }
+        }
+        func put(_ b: inout [UInt8], word: Int, _ v: UInt32) {
+            for k in 0..<4 { b[wordsAt + 4 * word + k] = UInt8(truncatingIfNeeded: v >> (8 * UInt32(k))) }
+        }
+        // The first entry's value made "none".
+        var noValue = good
+        put(&noValue, word: 64, .max)
+        try refused(noValue, "entry without a value")
+        // A box in the root's last lane, past its children.
+        let root = levels[levels.count - 1] - 1, children = levels[levels.count - 2] - levels[levels.count - 3]
+        XCTAssertLessThan(children, 16)
+        var box = good
+        for (field, v) in [(0, Float(-10)), (16, -10), (32, 10), (48, 10)] { put(&box, word: 80 * root + field + 15, v.bitPattern) }
+        try refused(box, "box past the root's children")
+    }
+}
