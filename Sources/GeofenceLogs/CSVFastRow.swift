@@ -1,29 +1,10 @@
 import GeofenceBase
 
 extension CSVLogParser {
-    /// Whether rows try ``fastRow(_:_:_:roles:delimiter:line:_:_:_:)`` before the general path; tests
-    /// turn it off to compare the two.
+    /// Whether rows are read by the one-pass loop (``readSerial(into:max:roles:bounds:_:_:)``),
+    /// which leaves to the general path only the rows it cannot take; tests turn it off to
+    /// compare the two.
     nonisolated(unsafe) static var fastRows = true
-
-    /// One pass over the row `p[s..<e]`: walks its fields in order, parsing each number as it
-    /// scans (``PlainDecimal/prefix(_:_:_:)``, which may read ahead up to `core.end`; blanks
-    /// around it skipped), and hands the fix on. A field that is not a plain number ending at
-    /// its delimiter (an exponent, an ISO time, an empty accuracy, many digits) is found with
-    /// ``findDelimiterOrQuote(_:_:_:_:)`` and parsed as the general path would. Returns false,
-    /// having changed nothing but the time unit the general path would choose from the same
-    /// value, for a row the general path must take: a quote, a wrong field count, or any field
-    /// that is not good (the general path then reports it with its message).
-    @inline(always)
-    static func fastRow(_ p: UnsafePointer<UInt8>, _ s: Int, _ e: Int, roles: UnsafeBufferPointer<Int8>, delimiter: UInt8,
-                        line: Int, _ core: inout ReadCore, _ devices: inout DeviceState, _ batch: inout [Fix]) throws(GeofenceError) -> Bool {
-        var f = FastFields()
-        guard fastFields(p, s, e, roles: roles, delimiter: delimiter, open: false, &core, &f) else { return false }
-        guard let device = try core.device(p + f.deviceStart, f.deviceEnd &- f.deviceStart, readable: core.end &- f.deviceStart,
-                                           line: line, &devices) else { return true }
-        try core.accept(Fix(device: device, time: f.time, lat: f.lat, lon: f.lon, accuracy: f.accuracy, offset: f.offset),
-                        line: line, &devices, &batch)
-        return true
-    }
 
     /// What ``fastFields(_:_:_:roles:delimiter:open:_:_:)`` reads of a row: the fix but its
     /// device, where the device's field is (trimmed), and, for an open row, the offset after
@@ -35,7 +16,7 @@ extension CSVLogParser {
         var next = 0
     }
 
-    /// The fields of ``fastRow(_:_:_:roles:delimiter:line:_:_:_:)`` without the device's
+    /// The fields of a row for ``readSerial(into:max:roles:bounds:_:_:)``, without the device's
     /// interning and the order check: false for a row the general path must take (`core`
     /// changed only in the time unit, as there).
     ///

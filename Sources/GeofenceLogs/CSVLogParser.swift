@@ -7,7 +7,7 @@ import GeofenceBase
 ///   column is an error for the whole file, even with `skipInvalid`.
 /// - Every row must have as many fields as the header. Fields are trimmed of spaces and tabs.
 ///   LF or CRLF line ends; blank lines are skipped (and counted as lines).
-/// - A row is first tried in one pass (``fastRow(_:_:_:roles:delimiter:line:_:_:_:)``, CSVFastRow.swift)
+/// - A row is first tried in one pass (``readSerial(into:max:roles:bounds:_:_:)``, CSVFastRow.swift)
 ///   that parses the numbers while it walks the fields; a row it declines (a quote, a wrong
 ///   field count, a bad field) takes the general path. There, rows without `"` are split into
 ///   byte ranges of the read buffer, parsed in place; a row with a `"` is parsed by RFC 4180
@@ -64,15 +64,11 @@ struct CSVLogParser {
             bounds.initialize(repeating: 0)
             let b = bounds.baseAddress!
             try roles.withUnsafeBufferPointer { (r) throws(GeofenceError) in
-                let fast = Self.fastRows
-                if fast { return try readSerial(into: &batch, max: max, roles: r, bounds: b, &core, &devices) }
-                let delimiter = self.delimiter
+                if Self.fastRows { return try readSerial(into: &batch, max: max, roles: r, bounds: b, &core, &devices) }
                 while batch.count < max {
                     guard try core.nextLine(&s, &e, &terminated) else { return }
                     if s == e { continue }                                     // blank line
                     let line = core.line
-                    let p = UnsafePointer(core.base)
-                    if fast, try Self.fastRow(p, s, e, roles: r, delimiter: delimiter, line: line, &core, &devices, &batch) { continue }
                     try generalRow(s, e, terminated: &terminated, line: line, roles: r, bounds: b, &core, &devices, &batch)
                 }
             }
