@@ -30,26 +30,40 @@ final class KnownSnapshot: @unchecked Sendable {
 /// local indices are ≥ 0). The same probe as ``DeviceState/find(_:_:)``, through the
 /// snapshot's addresses (no reference counting per row on arrays the threads share).
 struct KnownDevices: @unchecked Sendable {
-    unowned(unsafe) let snapshot: KnownSnapshot
+    /// The table's addresses, copied out of the snapshot (which keeps them valid while the
+    /// round is parsed): reading them through the class would retain and release it per row,
+    /// an atomic write to one cache line that every parse worker shares.
+    let slots: UnsafePointer<Int32>
+    let mask: Int
+    let keys: UnsafePointer<DeviceState.Key>
+    let offsets: UnsafePointer<Int>
+    let bytes: UnsafePointer<UInt8>
+
+    init(snapshot: KnownSnapshot) {
+        slots = snapshot.slots
+        mask = snapshot.mask
+        keys = snapshot.keys
+        offsets = snapshot.offsets
+        bytes = snapshot.bytes
+    }
 
     /// The encoded index of a known device, or nil. (Out of line: it would make the row loop
     /// it is called from too large to inline its own small calls.)
     @inline(never)
     func lookup(_ p: UnsafePointer<UInt8>, _ n: Int) -> Int32? {
-        let t = snapshot
         let tail = DeviceState.tail(p, n, readable: n)
         let h = DeviceState.hash(p, n, tail: tail)
-        var i = Int(truncatingIfNeeded: h) & t.mask
+        var i = Int(truncatingIfNeeded: h) & mask
         while true {
-            let id = t.slots[i]
+            let id = slots[i]
             if id < 0 { return nil }
-            let k = t.keys[Int(id)]
+            let k = keys[Int(id)]
             if k.hash == h && k.tail == tail && k.count == n {
                 if n <= 8 { return -2 - id }
-                let head = (n &- 1) & ~7, q = UnsafeRawPointer(t.bytes + t.offsets[Int(id)])
+                let head = (n &- 1) & ~7, q = UnsafeRawPointer(bytes + offsets[Int(id)])
                 if memcmp(q, p, head) == 0 { return -2 - id }
             }
-            i = (i &+ 1) & t.mask
+            i = (i &+ 1) & mask
         }
     }
 
