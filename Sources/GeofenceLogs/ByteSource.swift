@@ -55,6 +55,10 @@ final class ByteSource {
     /// The file was one gzip member small enough to be read whole: inflated at once into
     /// `base[0..<prefilled]`, nothing more to read.
     private var inflatedWhole = false
+    /// A large plain regular file is mapped read-only instead of read (``MappedFile``):
+    /// `base` points into the mapping, and moves forward where a read buffer would move bytes
+    /// to its front.
+    private var mapped: MappedFile?
 
     /// `p[0..<n]` inflated whole with libdeflate when it is exactly one gzip member whose
     /// trailer gives its size (at most 256 MiB), into a buffer with `room` bytes to spare; nil
@@ -115,6 +119,17 @@ final class ByteSource {
             if kind == S_IFREG { _ = posix_fadvise(fd, 0, 0, Int32(POSIX_FADV_SEQUENTIAL)) }
         } else {
             totalBytes = nil
+        }
+        if ownsFD, let total = totalBytes, total >= Int64(Self.mapThreshold), let m = MappedFile(fd: fd, size: Int(total)) {
+            // Mapped, unless it is gzip (inflated as a stream below).
+            if !(m.size >= 2 && m.base[0] == 0x1F && m.base[1] == 0x8B) {
+                mapped = m
+                base = m.base
+                capacity = m.size
+                prefilled = m.size
+                readCount.store(total, ordering: .relaxed)
+                return
+            }
         }
         capacity = 2 * chunkSize
         base = .allocate(capacity: capacity)
@@ -195,8 +210,25 @@ final class ByteSource {
             stream.deallocate()
         }
         input?.deallocate()
-        base.deallocate()
+        if mapped == nil { base.deallocate() }
         if ownsFD { close(fd) }
+    }
+
+    /// Plain regular files of at least this many bytes are mapped rather than read (1 MiB;
+    /// tests lower it to map small files).
+    nonisolated(unsafe) static var mapThreshold = 1 << 20
+
+    /// Whether the file is mapped (``MappedFile``).
+    var isMapped: Bool { mapped != nil }
+
+    /// Whether the mapped file shrank while it was read (what was read past its new end was
+    /// zeros): the reader reports it (docs/logs.md#large-files-are-mapped).
+    var shrank: Bool { mapped?.shrank ?? false }
+
+    /// The reader is done with the bytes before `base[pos]`: a mapped file's pages before it
+    /// may leave the process.
+    func consumed(upTo pos: Int) {
+        mapped?.release(below: base + pos)
     }
 
     /// The error a reader throws for a source failure at `line`.
@@ -225,6 +257,11 @@ final class ByteSource {
     private var failure: ByteSourceError? = nil
 
     private func refillOnce(keeping start: Int, end: Int) throws(ByteSourceError) -> (end: Int, eof: Bool) {
+        if mapped != nil {
+            // All of the file is there already: the window moves, nothing is copied.
+            base += start
+            return (end - start, true)
+        }
         let kept = end - start
         if start > 0 && kept > 0 { (base).update(from: base + start, count: kept) }
         if capacity - kept < chunkSize {
@@ -247,6 +284,10 @@ final class ByteSource {
 
     /// Moves `base[start..<end]` to the front without reading; returns the new end.
     func compact(keeping start: Int, end: Int) -> Int {
+        if mapped != nil {
+            base += start
+            return end - start
+        }
         if start > 0 && end > start { base.update(from: base + start, count: end - start) }
         return end - start
     }

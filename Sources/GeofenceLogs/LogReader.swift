@@ -1,4 +1,5 @@
 import GeofenceBase
+import Glibc
 
 /// Streams the fixes of one location log (CSV, NDJSON or GPX, plain or gzip, a file or stdin)
 /// in batches, with bounded memory (docs/logs.md, docs/errors.md).
@@ -140,6 +141,32 @@ public final class LogReader {
     ///   ``InputError/Kind/readFailed(errno:)`` when reading fails.
     /// - Complexity: O(bytes read).
     public func next(into batch: inout [Fix], max: Int = 8192) throws(GeofenceError) -> Bool {
+        guard source.isMapped else { return try nextBatch(into: &batch, max: max) }
+        // A mapped file: what was read of it is valid unless it shrank meanwhile (the pages it
+        // lost read as zeros), whatever the batch or the error says.
+        let more: Bool
+        do {
+            more = try nextBatch(into: &batch, max: max)
+        } catch {
+            if source.shrank { throw shrankError(&batch) }
+            throw error
+        }
+        if source.shrank { throw shrankError(&batch) }
+        source.consumed(upTo: core.pos)
+        return more
+    }
+
+    /// The error for a mapped file that shrank while it was read (the reader is finished).
+    private func shrankError(_ batch: inout [Fix]) -> GeofenceError {
+        finished = true
+        batch.removeAll(keepingCapacity: true)
+        let size = source.totalBytes ?? 0
+        return .input(InputError(SourceLocation(file: path), .readFailed(errno: EIO),
+                                 "the file shrank while it was read (it had \(size) bytes when opened): read it again once it no longer changes"))
+    }
+
+    /// ``next(into:max:)`` but the checks of a mapped file.
+    private func nextBatch(into batch: inout [Fix], max: Int) throws(GeofenceError) -> Bool {
         batch.removeAll(keepingCapacity: true)
         guard !finished else { return false }
         let limit = Swift.max(1, max)
@@ -207,6 +234,9 @@ public final class LogReader {
         if (options.readAhead || (options.quickStart && parallel!.ramping)) && warmedUp && pendingError == nil { parallel!.begin(lineParser!, &core, known: devices.state) }
         return true
     }
+
+    /// Whether the log is a mapped file (docs/logs.md#large-files-are-mapped).
+    var isMapped: Bool { source.isMapped }
 
     /// Whether a round of a parallel read is being parsed ahead (tests).
     var roundPending: Bool { parallel?.pending != nil }

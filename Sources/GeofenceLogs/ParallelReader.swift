@@ -275,8 +275,9 @@ struct ParallelReader {
         }
         let s0 = core.pos
         if s0 >= core.end && core.eof { done = true; return }
-        // A small round ends at the last newline of its bytes; the rest stays for the next.
-        let shortened = small && core.end - s0 > target
+        // A round ends at the last newline of its bytes; the rest stays for the next (a mapped
+        // file is all in the window).
+        let shortened = core.end - s0 > target
         let e0 = shortened ? s0 + target : core.end, eof = shortened ? false : core.eof
         let base = core.base
         // Parts of at most a chunk, and of 64 KiB or less while that leaves a few per thread

@@ -25,7 +25,7 @@ final class ParallelReadTests: XCTestCase {
         var delimiter: UInt8? = nil
     }
 
-    func outcome(_ path: String, _ options: LogReaderOptions, batch: Int) -> Outcome {
+    static func outcome(_ path: String, _ options: LogReaderOptions, batch: Int) -> Outcome {
         var o = Outcome()
         do {
             let reader = try LogReader(path: path, options: options)
@@ -54,13 +54,13 @@ final class ParallelReadTests: XCTestCase {
     /// Serial (today's reader, one thread) against 2 and 8 threads with chunks of many sizes.
     func assertSameAsSerial(_ path: String, _ base: LogReaderOptions, file: StaticString = #filePath, line: UInt = #line) {
         for batch in [3, 8192] {
-            let serial = outcome(path, base, batch: batch)
+            let serial = Self.outcome(path, base, batch: batch)
             for threads in [2, 8] {
                 for chunk in [1, 2, 5, 13, 64, 1000, 1 << 20] {
                     var o = base
                     o.threads = threads
                     o.parallelChunkSize = chunk
-                    let parallel = outcome(path, o, batch: batch)
+                    let parallel = Self.outcome(path, o, batch: batch)
                     if parallel != serial {
                         XCTFail("\(path): threads \(threads), chunk \(chunk), batch \(batch) differ from the serial read:\n"
                                 + "serial: \(serial.error.map { "\($0)" } ?? "ok") \(serial.skipped) \(serial.batches.joined().count) fixes\n"
@@ -78,7 +78,7 @@ final class ParallelReadTests: XCTestCase {
     /// A CSV log with every kind of trouble in it: quoted fields with newlines, commas and `""`,
     /// CRLF, a BOM, blank lines, bad numbers and times, wrong field counts, malformed quotes,
     /// times going backwards, duplicates, numeric and ISO times.
-    func messyCSV(seed: UInt64, rows: Int, bad: Bool, millis: Bool) -> String {
+    static func messyCSV(seed: UInt64, rows: Int, bad: Bool, millis: Bool) -> String {
         var g = SeededGenerator(seed: seed)
         var s = g.next() % 3 == 0 ? "\u{FEFF}" : ""
         let crlf = g.next() % 2 == 0
@@ -123,7 +123,7 @@ final class ParallelReadTests: XCTestCase {
 
     func testGeneratedCSVLenientMatchesSerial() {
         for seed in 1...12 as ClosedRange<UInt64> {
-            let path = writeFile(dir, "messy\(seed).csv", messyCSV(seed: seed, rows: 300, bad: true, millis: seed % 3 == 0))
+            let path = writeFile(dir, "messy\(seed).csv", Self.messyCSV(seed: seed, rows: 300, bad: true, millis: seed % 3 == 0))
             var o = LogReaderOptions(skipInvalid: true)
             o.chunkSize = 1 + Int(seed % 5) * 37
             assertSameAsSerial(path, o)
@@ -132,7 +132,7 @@ final class ParallelReadTests: XCTestCase {
 
     func testGeneratedCSVStrictMatchesSerial() {
         for seed in 20...40 as ClosedRange<UInt64> {
-            let path = writeFile(dir, "strict\(seed).csv", messyCSV(seed: seed, rows: 200, bad: seed % 2 == 0, millis: seed % 4 == 0))
+            let path = writeFile(dir, "strict\(seed).csv", Self.messyCSV(seed: seed, rows: 200, bad: seed % 2 == 0, millis: seed % 4 == 0))
             assertSameAsSerial(path, LogReaderOptions())
         }
     }
@@ -237,7 +237,7 @@ final class ParallelReadTests: XCTestCase {
 
     /// Logs over a pipe and gzip are read in parallel too, with the same result.
     func testGzipAndTruncatedGzip() throws {
-        let text = messyCSV(seed: 99, rows: 2000, bad: true, millis: false)
+        let text = Self.messyCSV(seed: 99, rows: 2000, bad: true, millis: false)
         let path = writeFile(dir, "g.csv", text)
         XCTAssertEqual(runTool("/bin/gzip", ["-k", path]), 0)
         let data = try Data(contentsOf: URL(fileURLWithPath: path + ".gz"))
@@ -255,7 +255,7 @@ final class ParallelReadTests: XCTestCase {
     /// gzip inflated on its own thread: a reader dropped part-way stops it; a garbled stream
     /// is a gzip error.
     func testPipelinedGzipStopsAndFails() throws {
-        let text = messyCSV(seed: 7, rows: 30_000, bad: false, millis: false)
+        let text = Self.messyCSV(seed: 7, rows: 30_000, bad: false, millis: false)
         let path = writeFile(dir, "big.csv", text)
         XCTAssertEqual(runTool("/bin/gzip", ["-k", path]), 0)
         var o = LogReaderOptions(skipInvalid: true)
@@ -279,14 +279,14 @@ final class ParallelReadTests: XCTestCase {
     /// The bundled AIS log reads the same at 1, 2 and 8 threads.
     func testBundledAISMatchesSerial() throws {
         let path = packageRoot + "/data/virginia_beach_ais.csv"
-        let serial = outcome(path, LogReaderOptions(), batch: 65_536)
+        let serial = Self.outcome(path, LogReaderOptions(), batch: 65_536)
         XCTAssertNil(serial.error)
         for threads in [2, 8] {
             for chunk in [4096, 1 << 20] {
                 var o = LogReaderOptions()
                 o.threads = threads
                 o.parallelChunkSize = chunk
-                XCTAssertEqual(outcome(path, o, batch: 65_536), serial, "threads \(threads), chunk \(chunk)")
+                XCTAssertEqual(Self.outcome(path, o, batch: 65_536), serial, "threads \(threads), chunk \(chunk)")
             }
         }
     }

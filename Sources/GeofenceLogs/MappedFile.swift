@@ -1,0 +1,75 @@
+import CMapGuard
+import Glibc
+
+/// A regular file mapped read-only, whole, for ``ByteSource``: the parsers read it where the
+/// kernel keeps it, without a copy into a buffer (docs/logs.md#large-files-are-mapped).
+///
+/// - At least one page of zeros follows the file's last byte, so a word loaded at the end of
+///   the file stays inside the mapping.
+/// - The pages the reader has passed are dropped from the process (``release(below:)``):
+///   the resident memory stays about what a read buffer would hold.
+/// - The file shrinking while it is mapped would make a read of the lost pages kill the
+///   process (SIGBUS). The mapping is guarded (`CMapGuard`): such a page reads as zeros
+///   instead, and ``shrank`` tells the reader, which reports the file as changed.
+final class MappedFile: @unchecked Sendable {
+    /// The file's first byte.
+    let base: UnsafeMutablePointer<UInt8>
+    /// The file's size when it was mapped: what is read, even if the file grows meanwhile.
+    let size: Int
+    /// Bytes reserved from `base`: the file rounded up to pages, and one page more.
+    private let length: Int
+    private let page: Int
+    /// The guard's slot for the file's pages.
+    private let slot: Int32
+    /// Bytes from `base` already dropped from the process.
+    private var released = 0
+
+    /// Dropping pages is worth a system call once this many bytes have been passed.
+    static let releaseStep = 16 << 20
+
+    /// Maps `size` bytes of `fd`, or nil when the mapping or its guard cannot be made (the
+    /// caller then reads the file).
+    init?(fd: Int32, size: Int) {
+        guard size > 0 else { return nil }
+        let page = Swift.max(4096, Int(sysconf(Int32(_SC_PAGESIZE))))
+        let length = (size + page - 1) / page * page + page
+        // Zeros first, then the file over all but the last page (MAP_FIXED replaces them).
+        guard let zeros = mmap(nil, length, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), zeros != MAP_FAILED else { return nil }
+        guard let file = mmap(zeros, size, PROT_READ, MAP_PRIVATE | MAP_FIXED, fd, 0), file != MAP_FAILED else {
+            munmap(zeros, length)
+            return nil
+        }
+        let slot = geofence_guard_add(file, size)
+        guard slot >= 0 else {
+            munmap(zeros, length)
+            return nil
+        }
+        _ = madvise(file, size, MADV_SEQUENTIAL)
+        self.base = file.assumingMemoryBound(to: UInt8.self)
+        self.size = size
+        self.length = length
+        self.page = page
+        self.slot = Int32(slot)
+    }
+
+    deinit {
+        geofence_guard_remove(slot)
+        munmap(base, length)
+    }
+
+    /// Whether a page of the file was gone when it was read (the file shrank): the bytes read
+    /// there were zeros, not the file's.
+    var shrank: Bool { geofence_guard_hit(slot) != 0 }
+
+    /// Drops the whole pages before `p` (an address in the file) from the process, once
+    /// ``releaseStep`` bytes have been passed since the last time. Reading them again is
+    /// correct (they come back from the page cache), only slower.
+    func release(below p: UnsafePointer<UInt8>) {
+        let offset = UnsafePointer(base).distance(to: p)
+        guard offset - released >= Self.releaseStep else { return }
+        let end = Swift.min(offset, size) / page * page
+        guard end > released else { return }
+        _ = madvise(UnsafeMutableRawPointer(base + released), end - released, MADV_DONTNEED)
+        released = end
+    }
+}
