@@ -225,6 +225,11 @@ final class ByteSource {
     /// zeros): the reader reports it (docs/logs.md#large-files-are-mapped).
     var shrank: Bool { mapped?.shrank ?? false }
 
+    /// For a mapped file, the bytes from the last pages dropped to `base[pos]`; nil otherwise.
+    func mappedBytesHeld(upTo pos: Int) -> Int? {
+        mapped.map { UnsafePointer($0.base).distance(to: base + pos) - $0.released }
+    }
+
     /// The reader is done with the bytes before `base[pos]`: a mapped file's pages before it
     /// may leave the process.
     func consumed(upTo pos: Int) {

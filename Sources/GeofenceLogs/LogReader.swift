@@ -195,9 +195,9 @@ public final class LogReader {
     /// of that batch are dropped).
     private func nextParallel(into batch: inout [Fix], limit: Int) throws(GeofenceError) -> Bool {
         while ready.count - readyPos < limit && pendingError == nil && !parallel!.done {
-            // After one of the small first rounds, what is ready goes out at once (the caller
-            // works on it while the next round is parsed).
-            if options.quickStart && warmedUp && parallel!.lastRoundSmall && ready.count > readyPos && parallel!.pending == nil { break }
+            // With quickStart, what a round made goes out at once (the caller works on it while
+            // the next round is parsed); rounds then hold about a batch (``ParallelReader/batchFixes``).
+            if options.quickStart && warmedUp && ready.count > readyPos && parallel!.pending == nil { break }
             if readyPos > 0 {
                 ready.removeSubrange(0..<readyPos)
                 readyPos = 0
@@ -225,9 +225,17 @@ public final class LogReader {
             return false
         }
         let n = Swift.min(limit, available)
-        batch.append(contentsOf: ready[readyPos..<readyPos + n])
-        readyPos += n
+        if readyPos == 0 && n == available {
+            // All of it: the joined fixes become the batch, and the batch's storage the next
+            // round's (no copy).
+            swap(&batch, &ready)
+            readyPos = 0
+        } else {
+            batch.append(contentsOf: ready[readyPos..<readyPos + n])
+            readyPos += n
+        }
         fixesRead += n
+        if options.quickStart { parallel!.batchFixes = limit }
         // With readAhead, the next round is parsed while the caller works on this batch
         // (joined when needed).
         // The small first rounds are always read ahead.
@@ -305,8 +313,13 @@ public final class LogReader {
     public var line: Int { core.line }
 
     /// Bytes held by the reader's own buffers (decoded window and compressed input), the
-    /// quantity that must stay bounded whatever the log's size.
-    public var bufferCapacity: Int { source.capacity + (source.isGzip ? source.chunkSize : 0) }
+    /// quantity that must stay bounded whatever the log's size. For a mapped file, the bytes
+    /// of the mapping from the last pages dropped to the reader's position (at most about
+    /// 16 MiB, docs/logs.md#large-files-are-mapped).
+    public var bufferCapacity: Int {
+        if let held = source.mappedBytesHeld(upTo: core.pos) { return held }
+        return source.capacity + (source.isGzip ? source.chunkSize : 0)
+    }
 }
 
 /// The members of a gzip log (``LogReader/gzipMembers``).

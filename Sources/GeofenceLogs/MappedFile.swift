@@ -22,7 +22,7 @@ final class MappedFile: @unchecked Sendable {
     /// The guard's slot for the file's pages.
     private let slot: Int32
     /// Bytes from `base` already dropped from the process.
-    private var released = 0
+    private(set) var released = 0
 
     /// Dropping pages is worth a system call once this many bytes have been passed.
     static let releaseStep = 16 << 20

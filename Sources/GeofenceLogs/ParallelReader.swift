@@ -209,8 +209,19 @@ struct ParallelReader {
     /// The first round's bytes.
     static let firstRoundBytes = 1 << 16
 
-    /// A round's bytes once the first, small ones are over.
-    var fullRoundBytes: Int { 2 * threads * chunkBytes }
+    /// A round's bytes once the first, small ones are over: two chunks per thread, or fewer
+    /// bytes when ``batchFixes`` is set (about that many fixes, at the bytes per fix joined so far).
+    var fullRoundBytes: Int {
+        let most = 2 * threads * chunkBytes
+        guard let want = batchFixes, joinedFixes > 0 else { return most }
+        let bytes = Double(joinedBytes) / Double(joinedFixes) * Double(want) * 0.95
+        return Swift.max(Self.firstRoundBytes, Swift.min(most, Int(bytes)))
+    }
+    /// With quickStart, each round goes out as one batch: rounds of about the caller's batch
+    /// size (its last `max`) then go out whole, without a copy.
+    var batchFixes: Int? = nil
+    /// Bytes and fixes of the rounds joined so far (the bytes per fix of the log).
+    var joinedBytes = 0, joinedFixes = 0
 
     /// Whether the next round is one of the small first ones.
     var ramping: Bool { quickStart && roundsBegun < 30 && Self.firstRoundBytes << roundsBegun < fullRoundBytes }
@@ -340,6 +351,11 @@ struct ParallelReader {
         work.wait()
         knownSnapshot = nil                   // before the join changes the table
         let chunkCount = starts.count
+        let before = out.count, from = core.pos
+        defer {
+            joinedFixes += out.count - before
+            joinedBytes += core.pos - from
+        }
         for i in 0..<chunkCount {
             let to = i + 1 < chunkCount ? starts[i + 1] : roundEnd
             try join(&slots.base[i], parser: parser, from: starts[i], to: to, endsFile: endsFile && to == e0, &core, &devices, &out)
