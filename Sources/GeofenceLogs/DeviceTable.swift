@@ -139,7 +139,7 @@ struct DeviceState {
         let q = UnsafeRawPointer(p + start)
         if readable &- start >= 8 {
             let w = UInt64(littleEndian: q.loadUnaligned(as: UInt64.self))
-            return r == 8 ? w : w & (1 &<< UInt64(8 &* r) &- 1)
+            return w & (UInt64.max &>> UInt64(truncatingIfNeeded: 64 &- 8 &* r))   // r is 1...8
         }
         if r >= 4 {
             let low = UInt64(UInt32(littleEndian: q.loadUnaligned(as: UInt32.self)))

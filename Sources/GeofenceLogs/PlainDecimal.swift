@@ -80,11 +80,11 @@ enum PlainDecimal {
             i &+= 8 &+ k
             guard p[i] != UInt8(ascii: ".") else { return nil }
             // y's k digits last, zeros before (none when k is 0: two shifts, never one of 64).
-            let rest = eightDigits((y &<< 8) &<< UInt64(56 &- 8 &* k))
+            let rest = digitsLast(y, k)
             v = Double(Int64(bitPattern: eightDigits(x) &* scale(k) &+ rest))
         } else {
             let k = low.trailingZeroBitCount &>> 3                       // integer digits, 0...7
-            let integer = eightDigits((x &<< 8) &<< UInt64(56 &- 8 &* k))
+            let integer = digitsLast(x, k)
             i &+= k
             if p[i] != UInt8(ascii: ".") {
                 guard k > 0 else { return nil }
@@ -101,6 +101,16 @@ enum PlainDecimal {
             }
         }
         return (negative ? -v : v, i)
+    }
+
+    /// The number whose `k` digits (0...7) are the first `k` bytes of `x` (0...9 each, the
+    /// bytes above ignored): they are shifted last, zeros before (two shifts, so that `k` = 0
+    /// never shifts by 64), then converted by ``fourDigits(_:)`` when they fit in 4 bytes (the
+    /// integer part of a coordinate, the last digits of an epoch time), else ``eightDigits(_:)``.
+    @inline(always)
+    static func digitsLast(_ x: UInt64, _ k: Int) -> UInt64 {
+        let shifted = (x &<< 8) &<< UInt64(truncatingIfNeeded: 56 &- 8 &* k)
+        return k <= 4 ? fourDigits(shifted &>> 32) : eightDigits(shifted)
     }
 
     /// The 8 bytes at `q` minus `"0"` each (first byte lowest) and a mark (0x80) on the first
