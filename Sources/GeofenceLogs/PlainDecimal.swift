@@ -70,11 +70,11 @@ enum PlainDecimal {
     static func wide(_ p: UnsafePointer<UInt8>, _ start: Int) -> (value: Double, end: Int)? {
         let negative = p[start] == UInt8(ascii: "-")
         var i = start &+ (negative ? 1 : 0)
-        let (x, low) = marks(UnsafeRawPointer(p + i))
+        let (x, low) = anyMarks(UnsafeRawPointer(p + i))
         let v: Double
         if low == 0 {
             // 8 to 15 integer digits (epoch times): the next 8 bytes end them, no fraction.
-            let (y, lowY) = marks(UnsafeRawPointer(p + (i &+ 8)))
+            let (y, lowY) = anyMarks(UnsafeRawPointer(p + (i &+ 8)))
             guard lowY != 0 else { return nil }
             let k = lowY.trailingZeroBitCount &>> 3                      // 0...7
             i &+= 8 &+ k
@@ -90,13 +90,13 @@ enum PlainDecimal {
                 guard k > 0 else { return nil }
                 v = Double(Int64(bitPattern: integer))
             } else {
-                let (f, lowF) = marks(UnsafeRawPointer(p + (i &+ 1)))
+                let (f, lowF) = anyMarks(UnsafeRawPointer(p + (i &+ 1)))
                 guard lowF != 0 else { return nil }                      // 8 or more fraction digits
                 let kf = lowF.trailingZeroBitCount &>> 3
                 guard k &+ kf > 0 else { return nil }
                 i &+= 1 &+ kf
                 // integer·10^8 + fraction·10^(8 − kf) < 10^15: exact; over 10^8 as in prefix.
-                let scaled = integer &* 100_000_000 &+ eightDigits(f & (lowF &>> 7 &- 1))
+                let scaled = integer &* 100_000_000 &+ eightDigits(f & (lowF ^ (lowF &- 1)) &>> 8)
                 v = Double(Int64(bitPattern: scaled)) / 1e8
             }
         }
@@ -122,6 +122,15 @@ enum PlainDecimal {
         let x = UInt64(littleEndian: word(q)) &- 0x3030_3030_3030_3030
         let m = (x | (x &+ 0x7676_7676_7676_7676)) & 0x8080_8080_8080_8080
         return (x, m & (0 &- m))                                       // the lowest mark only
+    }
+
+    /// ``marks(_:)`` with every mark kept: the lowest still marks the first byte that is not a
+    /// digit (its trailing zeros count the digits), and `m ^ (m − 1)` shifted down a byte masks
+    /// the digits before it; one isolation fewer where only those are used.
+    @inline(always)
+    static func anyMarks(_ q: UnsafeRawPointer) -> (digits: UInt64, marks: UInt64) {
+        let x = UInt64(littleEndian: word(q)) &- 0x3030_3030_3030_3030
+        return (x, (x | (x &+ 0x7676_7676_7676_7676)) & 0x8080_8080_8080_8080)
     }
 
     /// The 8 bytes at `q` as one word. A function of its own, so that the generic unaligned load
