@@ -150,7 +150,12 @@ final class CSVFastRowTests: XCTestCase {
             var text = "device,time,lat,lon,accuracy" + nl
             var expected: [[UInt64]] = []
             for r in 0..<3_000 {
-                let name = "d" + String(repeating: "x", count: Int(g.next() % 70)) + String(r % 50)
+                // Plain names of 2 to 71 bytes, and names with blanks or low bytes inside, at an
+                // end, within the first 8 bytes or after them.
+                let odd = ["long device name \(r % 7)", "0123456789\(r % 3) ", "\tlead\(r % 3)", "ab!c\(r % 3)",
+                           "tab\tin\(r % 3)", "twelve bytes\(r % 3)\t", "x"]
+                let name = r % 3 == 0 ? odd[Int(g.next() % UInt64(odd.count))]
+                                      : "d" + String(repeating: "x", count: Int(g.next() % 70)) + String(r % 50)
                 let lat = String(format: "%.\(g.next() % 9)f", Double(g.next() % 180_000_000) / 1e6 - 90)
                 let lon = String(format: "%.\(g.next() % 9)f", Double(g.next() % 360_000_000) / 1e6 - 180)
                 let acc = g.next() % 3 == 0 ? String(g.next() % 100) : String(format: "%.\(g.next() % 9)f", Double(g.next() % 100_000) / 100)
