@@ -100,7 +100,7 @@ enum PlainDecimal {
                 v = Double(Int64(bitPattern: scaled)) / 1e8
             }
         }
-        return (negative ? -v : v, i)
+        return (v * (negative ? -1.0 : 1.0), i)                         // exact, -0 for "-0"; no branch
     }
 
     /// The number whose `k` digits (0...7) are the first `k` bytes of `x` (0...9 each, the
