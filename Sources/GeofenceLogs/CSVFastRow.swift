@@ -137,6 +137,67 @@ extension CSVLogParser {
         return true
     }
 
+    /// ``standardFields(_:_:accuracy:delimiter:_:_:)`` for a row that starts at least
+    /// ``wideMargin`` bytes before the window's end: one check for the whole row, then no
+    /// bounds checks (the device field is at most 64 bytes, each number at most 18 with its
+    /// delimiter, each load 16 bytes past a number's start). Numbers through
+    /// ``PlainDecimal/wide(_:_:)``, each followed right there by its delimiter (the last by
+    /// `\n` or `\r\n`); the device as ``wideDevice(_:_:_:)`` finds it. False for anything
+    /// else: the caller then takes ``standardFields(_:_:accuracy:delimiter:_:_:)``.
+    @inline(never)
+    static func wideFields(_ p: UnsafePointer<UInt8>, _ s: Int, accuracy hasAccuracy: Bool, delimiter: UInt8,
+                           _ core: inout ReadCore, _ f: inout FastFields) -> Bool {
+        guard s &+ wideMargin <= core.end else { return false }
+        let de = wideDevice(p, s, delimiter)
+        guard de > s && p[de] == delimiter else { return false }
+        guard let (time, te) = PlainDecimal.wide(p, de &+ 1), p[te] == delimiter else { return false }
+        guard let (lat, ae) = PlainDecimal.wide(p, te &+ 1), p[ae] == delimiter, lat >= -90 && lat <= 90 else { return false }
+        guard let (lon, oe) = PlainDecimal.wide(p, ae &+ 1), lon >= -180 && lon <= 180 else { return false }
+        var accuracy = 0.0, last = oe
+        if hasAccuracy {
+            guard p[oe] == delimiter, let (a, ce) = PlainDecimal.wide(p, oe &+ 1), a >= 0 else { return false }
+            accuracy = a
+            last = ce
+        }
+        let c = p[last]
+        let next: Int
+        if c == 0x0A {
+            next = last &+ 1
+        } else {
+            guard c == 0x0D && p[last &+ 1] == 0x0A else { return false }
+            next = last &+ 2
+        }
+        // As ReadCore.time, once the row is known to be whole.
+        let t = core.seconds(time)
+        guard t >= core.timeRange.earliest && t <= core.timeRange.latest else { return false }
+        core.lastOffset = 0
+        f = FastFields(time: t, lat: lat, lon: lon, accuracy: accuracy, offset: 0, deviceStart: s, deviceEnd: de, next: next)
+        return true
+    }
+
+    /// Where the device field at `p[s...]` ends for ``wideFields(_:_:accuracy:delimiter:_:_:)``
+    /// (64 bytes readable): at the first delimiter or byte below `#` (a quote, a blank, a line
+    /// end, a control byte) among its first 8 bytes; else as
+    /// ``findDelimiterQuoteOrNewline(_:_:_:_:)`` within 64 bytes, the last byte not a blank
+    /// or a control byte. The caller takes the row only when this is a delimiter after at
+    /// least one byte: a device without a quote, a line end, or blanks at its ends.
+    @inline(always)
+    static func wideDevice(_ p: UnsafePointer<UInt8>, _ s: Int, _ delimiter: UInt8) -> Int {
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        let w = UInt64(littleEndian: PlainDecimal.word(UnsafeRawPointer(p + s)))
+        let d = w ^ (ones &* UInt64(delimiter))
+        // The lowest mark is exact (a borrow only moves up, past it).
+        let marks = ((d &- ones) & ~d | (w &- ones &* 0x23) & ~w) & highs
+        if marks != 0 { return s &+ marks.trailingZeroBitCount &>> 3 }
+        let de = findDelimiterQuoteOrNewline(p, s &+ 8, s &+ 64, delimiter)
+        return de < s &+ 64 && p[de &- 1] > 0x20 ? de : s
+    }
+
+    /// The bytes ``wideFields(_:_:accuracy:delimiter:_:_:)`` needs readable from a row's start:
+    /// a 64-byte device field, four numbers of up to 18 bytes with their delimiters, 16 bytes
+    /// loaded past the last one's start, and the `\r\n`.
+    static let wideMargin = 192
+
     /// ``number(_:_:_:_:_:last:open:)`` of an open row, `e` the window's end: one check of the
     /// byte after a plain number when it ends the field right there (a delimiter, or the line
     /// end for the last field), the full checks out of line otherwise.
@@ -263,7 +324,8 @@ extension CSVLogParser {
                 while flushed &+ staged < max {
                     var p = UnsafePointer(core.base)
                     let line: Int
-                    if standard && Self.standardFields(p, core.pos, accuracy: hasAccuracy, delimiter: delimiter, &core, &f)
+                    if standard && (Self.wideFields(p, core.pos, accuracy: hasAccuracy, delimiter: delimiter, &core, &f)
+                                    || Self.standardFields(p, core.pos, accuracy: hasAccuracy, delimiter: delimiter, &core, &f))
                         || Self.openFields(p, core.pos, roles: r, delimiter: delimiter, &core, &f) {
                         core.pos = f.next                                       // the row and its line end, in one pass
                         core.line &+= 1

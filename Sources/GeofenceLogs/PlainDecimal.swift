@@ -59,6 +59,60 @@ enum PlainDecimal {
         return (negative ? -v : v, i)
     }
 
+    /// ``prefix(_:_:_:)`` where at least 32 bytes are readable from `start` (the caller checks
+    /// once per row): no bounds checks, the sign without a branch, the integer part through one
+    /// ``eightDigits(_:)`` whatever its length, and an integer of 9 to 15 digits converted
+    /// exactly as an integer (below 10^15 < 2^53, so `Double` of it is the value itself). Nil
+    /// where this straight line does not decide (a `+`, no digit, 16 or more integer digits,
+    /// 8 or more fraction digits, a point after 8 or more integer digits): the caller then
+    /// takes the checked path, which decides those.
+    @inline(always)
+    static func wide(_ p: UnsafePointer<UInt8>, _ start: Int) -> (value: Double, end: Int)? {
+        let negative = p[start] == UInt8(ascii: "-")
+        var i = start &+ (negative ? 1 : 0)
+        let (x, low) = anyMarks(UnsafeRawPointer(p + i))
+        let v: Double
+        if low == 0 {
+            // 8 to 15 integer digits (epoch times): the next 8 bytes end them, no fraction.
+            let (y, lowY) = anyMarks(UnsafeRawPointer(p + (i &+ 8)))
+            guard lowY != 0 else { return nil }
+            let k = lowY.trailingZeroBitCount &>> 3                      // 0...7
+            i &+= 8 &+ k
+            guard p[i] != UInt8(ascii: ".") else { return nil }
+            // y's k digits last, zeros before (none when k is 0: two shifts, never one of 64).
+            let rest = digitsLast(y, k)
+            v = Double(Int64(bitPattern: eightDigits(x) &* scale(k) &+ rest))
+        } else {
+            let k = low.trailingZeroBitCount &>> 3                       // integer digits, 0...7
+            let integer = digitsLast(x, k)
+            i &+= k
+            if p[i] != UInt8(ascii: ".") {
+                guard k > 0 else { return nil }
+                v = Double(Int64(bitPattern: integer))
+            } else {
+                let (f, lowF) = anyMarks(UnsafeRawPointer(p + (i &+ 1)))
+                guard lowF != 0 else { return nil }                      // 8 or more fraction digits
+                let kf = lowF.trailingZeroBitCount &>> 3
+                guard k &+ kf > 0 else { return nil }
+                i &+= 1 &+ kf
+                // integer·10^8 + fraction·10^(8 − kf) < 10^15: exact; over 10^8 as in prefix.
+                let scaled = integer &* 100_000_000 &+ eightDigits(f & (lowF ^ (lowF &- 1)) &>> 8)
+                v = Double(Int64(bitPattern: scaled)) / 1e8
+            }
+        }
+        return (v * (negative ? -1.0 : 1.0), i)                         // exact, -0 for "-0"; no branch
+    }
+
+    /// The number whose `k` digits (0...7) are the first `k` bytes of `x` (0...9 each, the
+    /// bytes above ignored): they are shifted last, zeros before (two shifts, so that `k` = 0
+    /// never shifts by 64), then converted by ``fourDigits(_:)`` when they fit in 4 bytes (the
+    /// integer part of a coordinate, the last digits of an epoch time), else ``eightDigits(_:)``.
+    @inline(always)
+    static func digitsLast(_ x: UInt64, _ k: Int) -> UInt64 {
+        let shifted = (x &<< 8) &<< UInt64(truncatingIfNeeded: 56 &- 8 &* k)
+        return k <= 4 ? fourDigits(shifted &>> 32) : eightDigits(shifted)
+    }
+
     /// The 8 bytes at `q` minus `"0"` each (first byte lowest) and a mark (0x80) on the first
     /// byte that is not a digit, and maybe on later ones; no mark when all 8 are digits. A byte
     /// minus `"0"` is a digit when below 10, which adding 0x76 tests in its high bit; a borrow or
@@ -68,6 +122,15 @@ enum PlainDecimal {
         let x = UInt64(littleEndian: word(q)) &- 0x3030_3030_3030_3030
         let m = (x | (x &+ 0x7676_7676_7676_7676)) & 0x8080_8080_8080_8080
         return (x, m & (0 &- m))                                       // the lowest mark only
+    }
+
+    /// ``marks(_:)`` with every mark kept: the lowest still marks the first byte that is not a
+    /// digit (its trailing zeros count the digits), and `m ^ (m − 1)` shifted down a byte masks
+    /// the digits before it; one isolation fewer where only those are used.
+    @inline(always)
+    static func anyMarks(_ q: UnsafeRawPointer) -> (digits: UInt64, marks: UInt64) {
+        let x = UInt64(littleEndian: word(q)) &- 0x3030_3030_3030_3030
+        return (x, (x | (x &+ 0x7676_7676_7676_7676)) & 0x8080_8080_8080_8080)
     }
 
     /// The 8 bytes at `q` as one word. A function of its own, so that the generic unaligned load

@@ -100,6 +100,76 @@ final class CSVFastRowTests: XCTestCase {
         }
     }
 
+    /// `PlainDecimal.wide` (the row path with one bounds check per row) either declines or
+    /// gives `Double(String)`'s value bit for bit, stopping where the plain number ends; it
+    /// decides every common shape (up to 7 integer digits with up to 7 fraction digits, 1 to 15
+    /// integer digits alone), and what it decides `prefix` gives the same.
+    func testWideNumbersAgreeWithStrtod() {
+        var g = SeededGenerator(seed: 13)
+        var cases: [(text: String, common: Bool)] = []
+        for _ in 0..<40_000 { cases.append((numberText(&g), false)) }
+        for intDigits in 0...16 {
+            for fracDigits in -1...9 {
+                for _ in 0..<20 {
+                    var s = g.next() % 2 == 0 ? "-" : ""
+                    for _ in 0..<intDigits { s += String(g.next() % 10) }
+                    if fracDigits >= 0 { s += "." }
+                    for _ in 0..<max(fracDigits, 0) { s += String(g.next() % 10) }
+                    let common = fracDigits < 0 ? (1...15).contains(intDigits) : intDigits <= 7 && fracDigits <= 7 && intDigits + fracDigits > 0
+                    cases.append((s, common))
+                }
+            }
+        }
+        var decided = 0
+        for (text, common) in cases {
+            let plain = text.prefix { $0.isNumber || $0 == "." || $0 == "-" || $0 == "+" }
+            let isPlain = plain.range(of: #"^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)$"#, options: .regularExpression) != nil
+            let bytes = Array((text + ",9876543210987654321098765432109876543210").utf8)
+            let got = bytes.withUnsafeBufferPointer { PlainDecimal.wide($0.baseAddress!, 0) }
+            guard let (v, end) = got else {
+                if common { XCTFail("\(text): a common shape was declined") }
+                continue
+            }
+            decided += 1
+            XCTAssertTrue(isPlain, "\(text): decided a number that is not plain")
+            XCTAssertEqual(end, plain.utf8.count, "\(text): stopped at \(end)")
+            let expected = Double(String(plain))
+            XCTAssertEqual(v.bitPattern, expected?.bitPattern, "\(text): \(v) vs \(String(describing: expected))")
+            let viaPrefix = bytes.withUnsafeBufferPointer { PlainDecimal.prefix($0.baseAddress!, 0, $0.count) }
+            XCTAssertEqual(v.bitPattern, viaPrefix?.value.bitPattern, text)
+        }
+        XCTAssertGreaterThan(decided, cases.count / 5)
+    }
+
+    /// Rows far enough from the window's end take the one-check row (`wideFields`); clean
+    /// rows of every number shape and device length, with `\n` and `\r\n`, read the same as on
+    /// the general path, and each number is strtod's.
+    func testWideRowsMatchGeneralPathAndStrtod() throws {
+        var g = SeededGenerator(seed: 17)
+        for nl in ["\n", "\r\n"] {
+            var text = "device,time,lat,lon,accuracy" + nl
+            var expected: [[UInt64]] = []
+            for r in 0..<3_000 {
+                // Plain names of 2 to 71 bytes, and names with blanks or low bytes inside, at an
+                // end, within the first 8 bytes or after them.
+                let odd = ["long device name \(r % 7)", "0123456789\(r % 3) ", "\tlead\(r % 3)", "ab!c\(r % 3)",
+                           "tab\tin\(r % 3)", "twelve bytes\(r % 3)\t", "x"]
+                let name = r % 3 == 0 ? odd[Int(g.next() % UInt64(odd.count))]
+                                      : "d" + String(repeating: "x", count: Int(g.next() % 70)) + String(r % 50)
+                let lat = String(format: "%.\(g.next() % 9)f", Double(g.next() % 180_000_000) / 1e6 - 90)
+                let lon = String(format: "%.\(g.next() % 9)f", Double(g.next() % 360_000_000) / 1e6 - 180)
+                let acc = g.next() % 3 == 0 ? String(g.next() % 100) : String(format: "%.\(g.next() % 9)f", Double(g.next() % 100_000) / 100)
+                let t = 1_750_000_000 + r
+                text += "\(name),\(t),\(lat),\(lon),\(acc)" + nl
+                expected.append([Double(t), Double(lat)!, Double(lon)!, Double(acc)!].map(\.bitPattern))
+            }
+            let path = writeFile(dir, "wide.csv", text)
+            let fast = outcome(path, LogReaderOptions(), fast: true)
+            assertSame(fast, outcome(path, LogReaderOptions(), fast: false), "wide rows")
+            XCTAssertEqual(fast.fixes.map { Array($0[2...5]) }, expected)
+        }
+    }
+
     // MARK: Device keys
 
     /// A name's tail word is the same whether it is loaded in one piece or assembled from
