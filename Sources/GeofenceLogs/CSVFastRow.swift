@@ -138,7 +138,8 @@ extension CSVLogParser {
     }
 
     /// ``standardFields(_:_:accuracy:delimiter:_:_:)`` for a row that starts at least
-    /// ``wideMargin`` bytes before the window's end: one check for the whole row, then no
+    /// ``wideMargin`` bytes before the window's end, and that also takes a time in the form
+    /// `YYYY-MM-DDThh:mm:ssZ` (``LogTime/parseUTCSeconds(_:)``): one check for the whole row, then no
     /// bounds checks (the device field is at most 64 bytes, each number at most 18 with its
     /// delimiter, each load 16 bytes past a number's start). Numbers through
     /// ``PlainDecimal/wide(_:_:)``, each followed right there by its delimiter (the last by
@@ -150,7 +151,17 @@ extension CSVLogParser {
         guard s &+ wideMargin <= core.end else { return false }
         let de = wideDevice(p, s, delimiter)
         guard de > s && p[de] == delimiter else { return false }
-        guard let (time, te) = PlainDecimal.wide(p, de &+ 1), p[te] == delimiter else { return false }
+        // The time: a plain number, or `YYYY-MM-DDThh:mm:ssZ` (the commonest ISO 8601 form).
+        var time: Double, te: Int, numeric = true
+        if p[de &+ 5] == UInt8(ascii: "-") {
+            // No number has a '-' there.
+            guard p[de &+ 21] == delimiter, let v = LogTime.parseUTCSeconds(p + (de &+ 1), day: &core.utcDay) else { return false }
+            (time, te, numeric) = (v, de &+ 21, false)
+        } else if let (v, end) = PlainDecimal.wide(p, de &+ 1), p[end] == delimiter {
+            (time, te) = (v, end)
+        } else {
+            return false
+        }
         guard let (lat, ae) = PlainDecimal.wide(p, te &+ 1), p[ae] == delimiter, lat >= -90 && lat <= 90 else { return false }
         guard let (lon, oe) = PlainDecimal.wide(p, ae &+ 1), lon >= -180 && lon <= 180 else { return false }
         var accuracy = 0.0, last = oe
@@ -168,7 +179,7 @@ extension CSVLogParser {
             next = last &+ 2
         }
         // As ReadCore.time, once the row is known to be whole.
-        let t = core.seconds(time)
+        let t = numeric ? core.seconds(time) : time
         guard t >= core.timeRange.earliest && t <= core.timeRange.latest else { return false }
         core.lastOffset = 0
         f = FastFields(time: t, lat: lat, lon: lon, accuracy: accuracy, offset: 0, deviceStart: s, deviceEnd: de, next: next)

@@ -23,4 +23,40 @@ extension LogTime {
         }
         return Double(daysFromCivil(year, month, day) &* 86_400 &+ hour &* 3_600 &+ minute &* 60 &+ second)
     }
+
+    /// The date of the last `YYYY-MM-DD` read by ``parseUTCSeconds(_:day:)``: consecutive
+    /// rows of a log nearly always share it, so it is converted once.
+    struct UTCDay {
+        /// The date's first 8 bytes and its last 2 (never all zeros for a valid date).
+        var head: UInt64 = 0
+        var tail: UInt16 = 0
+        /// Seconds from 1970-01-01 to the date's midnight.
+        var seconds = 0
+    }
+
+    /// ``parseUTCSeconds(_:)`` with the date's conversion kept in `day` and reused while the
+    /// date's bytes are the same: the same value, or nil, as there.
+    /// - Precondition: `p[0..<20]` is readable.
+    @inline(__always)
+    static func parseUTCSeconds(_ p: UnsafePointer<UInt8>, day: inout UTCDay) -> Double? {
+        let raw = UnsafeRawPointer(p)
+        let head = raw.loadUnaligned(as: UInt64.self), tail = raw.loadUnaligned(fromByteOffset: 8, as: UInt16.self)
+        guard head == day.head && tail == day.tail else {
+            guard let v = parseUTCSeconds(p) else { return nil }
+            // A valid date and time: keep the date's midnight.
+            let clock = (Int(p[11]) &* 10 &+ Int(p[12]) &- 528) &* 3_600 &+ (Int(p[14]) &* 10 &+ Int(p[15]) &- 528) &* 60
+                &+ Int(p[17]) &* 10 &+ Int(p[18]) &- 528
+            day = UTCDay(head: head, tail: tail, seconds: Int(v) &- clock)
+            return v
+        }
+        @inline(__always) func d(_ i: Int) -> UInt8 { p[i] &- UInt8(ascii: "0") }
+        let sep = p[10] | 0x20, zone = p[19] | 0x20
+        guard sep == UInt8(ascii: "t") || p[10] == UInt8(ascii: " "), p[13] == UInt8(ascii: ":"), p[16] == UInt8(ascii: ":"),
+              zone == UInt8(ascii: "z") else { return nil }
+        let h0 = d(11), h1 = d(12), mi0 = d(14), mi1 = d(15), s0 = d(17), s1 = d(18)
+        guard Swift.max(Swift.max(Swift.max(h0, h1), Swift.max(mi0, mi1)), Swift.max(s0, s1)) <= 9 else { return nil }
+        let hour = Int(h0) &* 10 &+ Int(h1), minute = Int(mi0) &* 10 &+ Int(mi1), second = Int(s0) &* 10 &+ Int(s1)
+        guard hour <= 23, minute <= 59, second <= 60 else { return nil }
+        return Double(day.seconds &+ hour &* 3_600 &+ minute &* 60 &+ second)
+    }
 }

@@ -36,6 +36,8 @@ struct ReadCore {
     var timeRange: TimeRange = .plausible
     /// The UTC offset (minutes east) of the last time read, for the fix the parser builds next.
     var lastOffset: Int16 = 0
+    /// The date of the last `YYYY-MM-DDThh:mm:ssZ` time read by the fast row path.
+    var utcDay = LogTime.UTCDay()
     /// GPX waypoints without `<time>`: points of interest, not fixes; counted, not errors.
     var untimedWaypoints = 0
     var skipped: [SkipReason: Int] = [:]

@@ -170,6 +170,49 @@ final class CSVFastRowTests: XCTestCase {
         }
     }
 
+    /// Rows of the usual layout with ISO 8601 times: the one-check row reads
+    /// `YYYY-MM-DDThh:mm:ssZ` itself, and every other form, or an invalid date, time or zone,
+    /// gives what the general path gives (the same fixes, skips and messages).
+    func testWideRowsWithUTCTimesMatchGeneralPath() throws {
+        var g = SeededGenerator(seed: 23)
+        // Other forms of the same instant, and invalid dates, times and zones.
+        func odd(_ text: String, _ k: UInt64) -> String {
+            var b = Array(text.utf8)                                   // YYYY-MM-DDThh:mm:ssZ
+            switch k % 12 {
+            case 0: b[10] = UInt8(ascii: " ")
+            case 1: b[10] = UInt8(ascii: "t"); b[19] = UInt8(ascii: "z")
+            case 2: return String(decoding: b.dropLast(), as: UTF8.self) + "+00:00"
+            case 3: return String(decoding: b.dropLast(), as: UTF8.self) + ".5Z"
+            case 4: return String(decoding: b.dropLast(), as: UTF8.self)
+            case 5: b[5] = UInt8(ascii: "1"); b[6] = UInt8(ascii: "3")              // month 13
+            case 6: b[8] = UInt8(ascii: "3"); b[9] = UInt8(ascii: "2")              // day 32
+            case 7: b[11] = UInt8(ascii: "2"); b[12] = UInt8(ascii: "4")            // hour 24
+            case 8: b[14] = UInt8(ascii: "6")                                       // minute 6x
+            case 9: b[18] = UInt8(ascii: "a")
+            case 10: b[7] = UInt8(ascii: "/")
+            default: b[10] = UInt8(ascii: "X")
+            }
+            return String(decoding: b, as: UTF8.self)
+        }
+        for lenient in [false, true] {
+            for nl in ["\n", "\r\n"] {
+                var text = "device,time,lat,lon" + nl
+                var t = 1_590_000_000.0
+                for r in 0..<2_000 {
+                    t += Double(g.next() % 200)
+                    let time = !lenient || g.next() % 8 != 0 ? LogTime.format(t) : odd(LogTime.format(t), g.next())
+                    text += "\(369_000_000 + r % 12),\(time),\(Double(g.next() % 90_000) / 1000),\(Double(g.next() % 180_000) / -1000)" + nl
+                }
+                let path = writeFile(dir, "utc.csv", text)
+                let options = LogReaderOptions(skipInvalid: lenient)
+                let fast = outcome(path, options, fast: true)
+                assertSame(fast, outcome(path, options, fast: false), "UTC rows, lenient \(lenient)")
+                XCTAssertGreaterThan(fast.fixes.count, 1_500, "\(fast.error ?? "") \(fast.skipped)")
+                if lenient { XCTAssertFalse(fast.skipped.isEmpty) }
+            }
+        }
+    }
+
     // MARK: Device keys
 
     /// A name's tail word is the same whether it is loaded in one piece or assembled from

@@ -37,4 +37,28 @@ final class LogTimeUTCTests: XCTestCase {
         }
         XCTAssertGreaterThan(accepted, 10_000)
     }
+
+    /// The reader that keeps the last date gives what the plain one gives, whatever came
+    /// before: runs of one date with every byte of the clock or of the date changed, a date
+    /// kept from a valid time followed by invalid times of that date, dates changing.
+    func testKeptDateAgreesWithThePlainReader() {
+        var rng = SeededGenerator(seed: 41)
+        func two(_ v: Int) -> String { v < 10 ? "0\(v)" : "\(v)" }
+        let alphabet = Array("0123456789-:TtZz .+x/".utf8) + [0x00, 0xFF]
+        var day = LogTime.UTCDay()
+        var kept = 0
+        for k in 0..<60_000 {
+            // A few dates (one in five runs a new one), all times of a day, some bytes changed.
+            let date = k % 500 < 400 ? "2020-02-\(two(28 + (k / 500) % 3))" : "\(1900 + rng.int(0..<200))-\(two(rng.int(0..<14)))-\(two(rng.int(0..<33)))"
+            var bytes = Array("\(date)T\(two(rng.int(0..<25))):\(two(rng.int(0..<61))):\(two(rng.int(0..<62)))Z".utf8)
+            if k % 3 == 0 { bytes[rng.int(0..<20)] = alphabet[rng.int(0..<alphabet.count)] }
+            bytes.withUnsafeBufferPointer { b in
+                let hit = day.head == UnsafeRawPointer(b.baseAddress!).loadUnaligned(as: UInt64.self)
+                let plain = LogTime.parseUTCSeconds(b.baseAddress!)
+                XCTAssertEqual(LogTime.parseUTCSeconds(b.baseAddress!, day: &day), plain, String(decoding: bytes, as: UTF8.self))
+                if hit && plain != nil { kept += 1 }
+            }
+        }
+        XCTAssertGreaterThan(kept, 20_000)
+    }
 }
