@@ -37,16 +37,18 @@ public func fuzzBytes(_ data: UnsafePointer<UInt8>?, _ count: Int) -> [UInt8] {
 }
 
 /// Reads the input as a location log of `format` through a file (as logs are read), in
-/// strict and lenient mode with small chunks, to the end or the first error.
+/// strict and lenient mode with small chunks, then mapped (docs/logs.md#large-files-are-mapped),
+/// to the end or the first error.
 public func fuzzLog(_ format: LogFormat, _ data: UnsafePointer<UInt8>?, _ count: Int) -> Int32 {
     let path = "/dev/shm/geofence-fuzz-\(getpid())-\(format)"
     let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
     guard fd >= 0 else { return 0 }
     if let data, count > 0 { _ = write(fd, data, count) }
     close(fd)
-    for skip in [false, true] {
+    for (skip, mapped) in [(false, false), (true, false), (true, true)] {
         var options = LogReaderOptions(format: format, skipInvalid: skip)
         options.chunkSize = 4096
+        if mapped { options.mapThreshold = 0 }
         guard let reader = try? LogReader(path: path, options: options) else { continue }
         var batch: [Fix] = []
         while (try? reader.next(into: &batch, max: 64)) == true {}

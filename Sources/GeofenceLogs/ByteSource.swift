@@ -92,7 +92,7 @@ final class ByteSource {
     /// the file is no larger than one chunk; from a regular file, with its members inflated
     /// ahead by up to `threads` workers when it has several (``GzipMembers``).
     init(path: String, chunkSize: Int, pipelined: Bool = false, threads: Int = 1,
-         memberLimit: Int = GzipMembers.defaultMemberLimit) throws(GeofenceError) {
+         memberLimit: Int = GzipMembers.defaultMemberLimit, mapThreshold: Int = Int.max) throws(GeofenceError) {
         self.path = path
         self.chunkSize = chunkSize
         if path == "-" {
@@ -120,7 +120,7 @@ final class ByteSource {
         } else {
             totalBytes = nil
         }
-        if ownsFD, let total = totalBytes, total >= Int64(Self.mapThreshold), let m = MappedFile(fd: fd, size: Int(total)) {
+        if ownsFD, let total = totalBytes, total >= Int64(mapThreshold), let m = MappedFile(fd: fd, size: Int(total)) {
             // Mapped, unless it is gzip (inflated as a stream below).
             if !(m.size >= 2 && m.base[0] == 0x1F && m.base[1] == 0x8B) {
                 mapped = m
@@ -213,10 +213,6 @@ final class ByteSource {
         if mapped == nil { base.deallocate() }
         if ownsFD { close(fd) }
     }
-
-    /// Plain regular files of at least this many bytes are mapped rather than read (1 MiB;
-    /// tests lower it to map small files).
-    nonisolated(unsafe) static var mapThreshold = 1 << 20
 
     /// Whether the file is mapped (``MappedFile``).
     var isMapped: Bool { mapped != nil }

@@ -84,7 +84,7 @@ public final class LogReader {
         self.options = options
         self.devices = devices
         source = try ByteSource(path: path, chunkSize: options.chunkSize, pipelined: options.threads > 1, threads: options.threads,
-                                memberLimit: options.gzipMemberLimit)
+                                memberLimit: options.gzipMemberLimit, mapThreshold: options.mapThreshold)
         let fileIndex = Int32(devices.state.files.count)
         devices.state.files.append(path)
         core = ReadCore(source: source, path: path, strict: !options.skipInvalid,

@@ -49,6 +49,10 @@ public struct LogReaderOptions: Sendable {
     /// default (a caller may rely on batches that do not depend on the thread count); `evaluate`
     /// turns it on, its output not depending on batches.
     public var quickStart = false
+    /// A plain regular file of at least this many bytes is mapped read-only instead of read
+    /// (default 1 MiB; docs/logs.md#large-files-are-mapped). `Int.max` reads every file; 0
+    /// maps every regular file that is not gzip.
+    public var mapThreshold: Int = 1 << 20
     /// The largest gzip member (compressed or inflated) the workers inflate ahead (4 MiB);
     /// tests lower it.
     var gzipMemberLimit = GzipMembers.defaultMemberLimit

@@ -10,27 +10,23 @@ import GeofenceTestSupport
 final class MappedFileTests: XCTestCase {
     var dir = ""
     override func setUp() { dir = makeTemporaryDirectory() }
-    override func tearDown() {
-        ByteSource.mapThreshold = 1 << 20
-        try? FileManager.default.removeItem(atPath: dir)
-    }
+    override func tearDown() { try? FileManager.default.removeItem(atPath: dir) }
 
     typealias Outcome = ParallelReadTests.Outcome
 
     /// The outcome of reading `path` with every file read, then with every file mapped.
     func readAndMapped(_ path: String, _ options: LogReaderOptions, batch: Int) -> (read: Outcome, mapped: Outcome) {
-        ByteSource.mapThreshold = Int.max
-        let read = ParallelReadTests.outcome(path, options, batch: batch)
-        ByteSource.mapThreshold = 0
-        let mapped = ParallelReadTests.outcome(path, options, batch: batch)
-        ByteSource.mapThreshold = 1 << 20
-        return (read, mapped)
+        var o = options
+        o.mapThreshold = Int.max
+        let read = ParallelReadTests.outcome(path, o, batch: batch)
+        o.mapThreshold = 0
+        return (read, ParallelReadTests.outcome(path, o, batch: batch))
     }
 
     func assertMappedReadsTheSame(_ path: String, _ base: LogReaderOptions, file: StaticString = #filePath, line: UInt = #line) {
-        ByteSource.mapThreshold = 0
-        let mapped = (try? LogReader(path: path, options: base))?.isMapped
-        ByteSource.mapThreshold = 1 << 20
+        var all = base
+        all.mapThreshold = 0
+        let mapped = (try? LogReader(path: path, options: all))?.isMapped
         XCTAssertEqual(mapped, true, "\(path) is mapped", file: file, line: line)
         for batch in [3, 8192] {
             for threads in [1, 2, 8] {
@@ -101,12 +97,12 @@ final class MappedFileTests: XCTestCase {
         let csv = packageRoot + "/data/virginia_beach_ais.csv"
         let gz = dir + "/ais.csv.gz"
         XCTAssertEqual(runTool("/bin/gzip", ["-c", csv], stdout: gz), 0)
-        ByteSource.mapThreshold = 0
-        let reader = try LogReader(path: gz)
+        var all = LogReaderOptions()
+        all.mapThreshold = 0
+        let reader = try LogReader(path: gz, options: all)
         XCTAssertFalse(reader.isMapped)
         XCTAssertTrue(reader.isCompressed)
         let fixes = try reader.readAll()
-        ByteSource.mapThreshold = Int.max
         XCTAssertEqual(fixes, try readLog(csv).fixes)
     }
 

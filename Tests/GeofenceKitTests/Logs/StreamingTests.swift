@@ -42,9 +42,12 @@ final class StreamingTests: XCTestCase {
         return (path, rows)
     }
 
-    func stream(_ path: String, rows: Int, devices: Int, gzip: Bool) throws {
-        let reader = try LogReader(path: path)
+    func stream(_ path: String, rows: Int, devices: Int, gzip: Bool, mapThreshold: Int = 1 << 20) throws {
+        var options = LogReaderOptions()
+        options.mapThreshold = mapThreshold
+        let reader = try LogReader(path: path, options: options)
         XCTAssertEqual(reader.isCompressed, gzip)
+        XCTAssertEqual(reader.isMapped, !gzip && mapThreshold < Int.max)
         var batch: [Fix] = []
         batch.reserveCapacity(4096)
         var count = 0, maxBuffer = 0, maxBatch = 0
@@ -76,10 +79,7 @@ final class StreamingTests: XCTestCase {
         // Mapped (the default for a file this large), then read.
         XCTAssertTrue(try LogReader(path: path).isMapped)
         try stream(path, rows: rows, devices: 1000, gzip: false)
-        ByteSource.mapThreshold = Int.max
-        defer { ByteSource.mapThreshold = 1 << 20 }
-        XCTAssertFalse(try LogReader(path: path).isMapped)
-        try stream(path, rows: rows, devices: 1000, gzip: false)
+        try stream(path, rows: rows, devices: 1000, gzip: false, mapThreshold: Int.max)
         XCTAssertEqual(runTool("/bin/gzip", ["-1", path]), 0)
         try stream(path + ".gz", rows: rows, devices: 1000, gzip: true)
     }
