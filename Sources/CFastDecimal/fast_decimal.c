@@ -1,0 +1,107 @@
+#include "fast_decimal.h"
+
+#include <stdint.h>
+#include <string.h>
+
+#if defined(__x86_64__)
+#include <cpuid.h>
+#include <tmmintrin.h>
+
+// 10^k for 0 <= k <= 15, each exact.
+static const double powers[16] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7,
+                                  1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
+
+// Whether the CPU has SSSE3, set once before main.
+static int have_ssse3 = 0;
+
+// The pshufb masks that put a number's digits last in 16 lanes, zeros before, by its length in
+// bytes (0...16, loaded from its first digit or point) and its fraction digits (0 without a
+// point): lane i takes byte i + length - 16, the lanes before the point one byte earlier so
+// that the point drops out; 0x80 (a zero lane) where that is before the number.
+static uint8_t masks[17][16][16];
+
+__attribute__((constructor)) static void fast_decimal_init(void) {
+    for (int length = 0; length <= 16; length++) {
+        for (int fraction = 0; fraction < 16; fraction++) {
+            for (int i = 0; i < 16; i++) {
+                int from = i + length - 16 - (fraction > 0 && i < 16 - fraction);
+                masks[length][fraction][i] = from < 0 ? 0x80 : (uint8_t)from;
+            }
+        }
+    }
+    unsigned a, b, c, d;
+    have_ssse3 = __get_cpuid(1, &a, &b, &c, &d) && (c & bit_SSSE3) != 0;
+}
+
+// The digits, points and minus signs among the 16 bytes at q, one bit each (first byte lowest).
+__attribute__((target("ssse3"), always_inline)) static inline void
+classify(const unsigned char *q, int shift, uint64_t *digits, uint64_t *dots, uint64_t *minus) {
+    const __m128i v = _mm_loadu_si128((const __m128i *)q);
+    const __m128i d = _mm_sub_epi8(v, _mm_set1_epi8('0'));
+    // A byte is a digit when its value minus '0' is at most 9 (unsigned).
+    *digits |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_min_epu8(d, _mm_set1_epi8(9)), d)) << shift;
+    *dots |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('.'))) << shift;
+    *minus |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('-'))) << shift;
+}
+
+__attribute__((target("ssse3"))) static int decimals(const unsigned char *p, int count, unsigned char delimiter,
+                                                     double *values) {
+    // One pass over the bytes the numbers take (about 13 each, 16 at a time); the last
+    // byte classified is taken as a stop, so that every number's end is found within.
+    uint64_t digits = 0, dots = 0, minus = 0;
+    const int chunks = (13 * count + 15) / 16;
+    switch (chunks) {
+    default: classify(p + 48, 48, &digits, &dots, &minus); /* fall through */
+    case 3: classify(p + 32, 32, &digits, &dots, &minus); /* fall through */
+    case 2: classify(p + 16, 16, &digits, &dots, &minus); /* fall through */
+    case 1: classify(p, 0, &digits, &dots, &minus);
+    }
+    const unsigned last = 16 * (unsigned)chunks - 1;
+    const uint64_t stops = ~(digits | dots) | (uint64_t)1 << last;
+    unsigned start = 0;
+    for (int n = 0;; n++) {
+        const unsigned negative = (unsigned)(minus >> start) & 1;
+        const unsigned s = start + negative;                          // the first digit or point
+        const unsigned length = (unsigned)__builtin_ctzll(stops >> s);
+        const unsigned end = s + length;
+        const uint64_t dot = (dots >> s) & (((uint64_t)1 << length) - 1);
+        // Declined: no end before the last byte classified, more than 16 bytes, a second
+        // point, no digit just before the end (no digit at all, or a point without a digit
+        // after it), 16 digits without a point.
+        if (end >= last || length > 16 || (dot & (dot - 1)) || !((digits << 1) >> end & 1) || (length == 16 && !dot))
+            return 0;
+        const unsigned fraction = dot ? length - 1 - (unsigned)__builtin_ctzll(dot) : 0;
+
+        const __m128i v = _mm_sub_epi8(_mm_loadu_si128((const __m128i *)(p + s)), _mm_set1_epi8('0'));
+        const __m128i lanes = _mm_shuffle_epi8(v, _mm_loadu_si128((const __m128i *)masks[length][fraction]));
+        // Pairs (10a + b), fours (100ab + cd), eights (10^4 abcd + efgh): two 8-digit halves.
+        const __m128i pairs = _mm_maddubs_epi16(lanes, _mm_setr_epi8(10, 1, 10, 1, 10, 1, 10, 1, 10, 1, 10, 1, 10, 1, 10, 1));
+        const __m128i fours = _mm_madd_epi16(pairs, _mm_setr_epi16(100, 1, 100, 1, 100, 1, 100, 1));
+        const __m128i eights = _mm_madd_epi16(_mm_packs_epi32(fours, fours),
+                                              _mm_setr_epi16(10000, 1, 10000, 1, 10000, 1, 10000, 1));
+        const uint64_t halves = (uint64_t)_mm_cvtsi128_si64(eights);
+        const uint64_t m = (halves & 0xFFFFFFFFu) * 100000000u + (halves >> 32);   // below 10^15
+
+        // Both operands exact, one correctly rounded division (by 1 for an integer).
+        const double x = (double)(int64_t)m / powers[fraction];
+        uint64_t bits;
+        memcpy(&bits, &x, sizeof bits);
+        bits |= (uint64_t)negative << 63;                               // -0 for "-0"
+        memcpy(values + n, &bits, sizeof bits);
+        if (n == count - 1) return (int)end;
+        if (p[end] != delimiter) return 0;
+        start = end + 1;
+    }
+}
+#endif
+
+int geofence_plain_decimals(const unsigned char *p, int count, unsigned char delimiter, double *values) {
+#if defined(__x86_64__)
+    if (__builtin_expect(have_ssse3, 1) && count >= 1 && count <= 4) return decimals(p, count, delimiter, values);
+#endif
+    (void)p;
+    (void)count;
+    (void)delimiter;
+    (void)values;
+    return 0;
+}
