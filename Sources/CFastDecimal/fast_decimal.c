@@ -33,44 +33,62 @@ __attribute__((constructor)) static void fast_decimal_init(void) {
     have_ssse3 = __get_cpuid(1, &a, &b, &c, &d) && (c & bit_SSSE3) != 0;
 }
 
-// The digits, points and minus signs among the 16 bytes at q, one bit each (first byte lowest).
-__attribute__((target("ssse3"), always_inline)) static inline void
-classify(const unsigned char *q, int shift, uint64_t *digits, uint64_t *dots, uint64_t *minus) {
+// The digits, points, minus signs and delimiters among the 16 bytes at q, one bit each (first
+// byte lowest), shifted to their place in the 64-bit masks.
+struct classes {
+    uint64_t digits, dots, minus, delimiters;
+};
+
+__attribute__((target("ssse3"), always_inline)) static inline void classify(const unsigned char *q, int shift,
+                                                                            __m128i delimiter, struct classes *c) {
     const __m128i v = _mm_loadu_si128((const __m128i *)q);
     const __m128i d = _mm_sub_epi8(v, _mm_set1_epi8('0'));
     // A byte is a digit when its value minus '0' is at most 9 (unsigned).
-    *digits |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_min_epu8(d, _mm_set1_epi8(9)), d)) << shift;
-    *dots |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('.'))) << shift;
-    *minus |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('-'))) << shift;
+    c->digits |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_min_epu8(d, _mm_set1_epi8(9)), d)) << shift;
+    c->dots |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('.'))) << shift;
+    c->minus |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('-'))) << shift;
+    c->delimiters |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, delimiter)) << shift;
 }
 
 __attribute__((target("ssse3"))) static int decimals(const unsigned char *p, int count, unsigned char delimiter,
                                                      double *values) {
-    // One pass over the bytes the numbers take (about 13 each, 16 at a time); the last
-    // byte classified is taken as a stop, so that every number's end is found within.
-    uint64_t digits = 0, dots = 0, minus = 0;
-    const int chunks = (13 * count + 15) / 16;
+    // One pass over the bytes the numbers take (about 11 each, 16 at a time).
+    struct classes c = {0, 0, 0, 0};
+    const __m128i d = _mm_set1_epi8((char)delimiter);
+    const int chunks = (11 * count + 15) / 16;
     switch (chunks) {
-    default: classify(p + 48, 48, &digits, &dots, &minus); /* fall through */
-    case 3: classify(p + 32, 32, &digits, &dots, &minus); /* fall through */
-    case 2: classify(p + 16, 16, &digits, &dots, &minus); /* fall through */
-    case 1: classify(p, 0, &digits, &dots, &minus);
+    default: classify(p + 32, 32, d, &c); /* fall through */
+    case 2: classify(p + 16, 16, d, &c); /* fall through */
+    case 1: classify(p, 0, d, &c);
     }
+    // The numbers end at the first `count` bytes that are not a digit, a point or a '-'; the
+    // last byte classified is taken as one, so that there are enough.
     const unsigned last = 16 * (unsigned)chunks - 1;
-    const uint64_t stops = ~(digits | dots) | (uint64_t)1 << last;
+    const uint64_t stops = ~(c.digits | c.dots | c.minus) | (uint64_t)1 << last;
+    uint64_t rest = stops;
+    for (int n = 1; n < count; n++) rest &= rest - 1;
+    const unsigned end = (unsigned)__builtin_ctzll(rest);
+    const uint64_t ends = stops & (((uint64_t)2 << end) - 1);
+    const uint64_t separators = ends & ~((uint64_t)1 << end);
+    // Declined for all at once: the last end at the last byte classified, a separator that is
+    // not the delimiter, a number without a digit just before its end (no digit at all, or a
+    // point without a digit after it), a '-' that does not start a number.
+    if (end >= last || (separators & ~c.delimiters) || ((c.digits << 1) & ends) != ends ||
+        (c.minus & ~((separators << 1) | 1) & (((uint64_t)1 << end) - 1)))
+        return 0;
+
+    uint64_t left = ends;
     unsigned start = 0;
-    for (int n = 0;; n++) {
-        const unsigned negative = (unsigned)(minus >> start) & 1;
+    for (int n = 0; n < count; n++) {
+        const unsigned stop = (unsigned)__builtin_ctzll(left);
+        left &= left - 1;
+        const unsigned negative = (unsigned)(c.minus >> start) & 1;
         const unsigned s = start + negative;                          // the first digit or point
-        const unsigned length = (unsigned)__builtin_ctzll(stops >> s);
-        const unsigned end = s + length;
-        const uint64_t dot = (dots >> s) & (((uint64_t)1 << length) - 1);
-        // Declined: no end before the last byte classified, more than 16 bytes, a second
-        // point, no digit just before the end (no digit at all, or a point without a digit
-        // after it), 16 digits without a point.
-        if (end >= last || length > 16 || (dot & (dot - 1)) || !((digits << 1) >> end & 1) || (length == 16 && !dot))
-            return 0;
-        const unsigned fraction = dot ? length - 1 - (unsigned)__builtin_ctzll(dot) : 0;
+        const unsigned length = stop - s;
+        const uint64_t dot = c.dots & (((uint64_t)1 << stop) - ((uint64_t)1 << start));
+        // Declined: a second point, more than 15 digits.
+        if ((dot & (dot - 1)) || length - (dot != 0) > 15) return 0;
+        const unsigned fraction = dot ? stop - 1 - (unsigned)__builtin_ctzll(dot) : 0;
 
         const __m128i v = _mm_sub_epi8(_mm_loadu_si128((const __m128i *)(p + s)), _mm_set1_epi8('0'));
         const __m128i lanes = _mm_shuffle_epi8(v, _mm_loadu_si128((const __m128i *)masks[length][fraction]));
@@ -88,10 +106,9 @@ __attribute__((target("ssse3"))) static int decimals(const unsigned char *p, int
         memcpy(&bits, &x, sizeof bits);
         bits |= (uint64_t)negative << 63;                               // -0 for "-0"
         memcpy(values + n, &bits, sizeof bits);
-        if (n == count - 1) return (int)end;
-        if (p[end] != delimiter) return 0;
-        start = end + 1;
+        start = stop + 1;
     }
+    return (int)end;
 }
 #endif
 

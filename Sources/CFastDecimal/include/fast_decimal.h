@@ -11,9 +11,9 @@
 // gives -0.0) and returns the offset from p of the byte after the last number (what that byte
 // is, is the caller's to check). Returns 0, values maybe partly written, when it does not
 // decide: a number without a digit, with a '+', a '.' without a digit after it or a second
-// '.', more than 15 digits, a number not followed by the delimiter (but the last), the
-// numbers not ending within the first 16 * ceil(13 * count / 16) - 1 bytes, or a CPU without
-// SSSE3. Within those bounds a number has at most 15 digits (below 2^53) and 15 fraction
-// digits, so one division by an exact power of ten gives the correctly rounded value
-// (Clinger's fast path).
+// '.', more than 15 digits, a number not followed by the delimiter (but the last), a '-' right
+// after a number, the numbers not ending within the first 16 * ceil(11 * count / 16) - 1
+// bytes, or a CPU without SSSE3. Within those bounds a number has at most 15 digits (below
+// 2^53) and 15 fraction digits, so one division by an exact power of ten gives the correctly
+// rounded value (Clinger's fast path).
 int geofence_plain_decimals(const unsigned char *p, int count, unsigned char delimiter, double *values);
