@@ -63,13 +63,14 @@ enum PlainDecimal {
     /// The `count` (1...4) numbers at `p[first...]`, each followed right there by `delimiter` but
     /// the last, into `values[0..<count]`: the offset from `first` of the byte after the last
     /// number, or 0 when this path does not decide (what follows the last is the caller's to
-    /// check). `16 · count + 16` bytes must be readable from `first`, and 32 from each number.
+    /// check). `16 · count + 16` bytes must be readable from `first`.
     ///
-    /// First through `geofence_plain_decimals` (C, SSSE3: one pass classifies the bytes of all
-    /// the numbers, then each is 16 lanes of multiply-adds and one division), which decides
-    /// every plain number of at most 15 digits that ends within its window; what it declines,
-    /// or a CPU without SSSE3, takes ``wide(_:_:)`` number by number. Either way a value is
-    /// the correctly rounded double of its text, as ``DecimalParser/parse(_:_:)`` gives it.
+    /// First through `geofence_plain_decimals` (C, SSSE3: per number one 16-byte load whose
+    /// digit and point masks give its end, the digits moved last in 16 lanes by one shuffle,
+    /// multiply-adds down to two 8-digit halves, and one division), in one call for the run;
+    /// it decides every plain number of at most 15 bytes. What it declines, or a CPU without
+    /// SSSE3, takes ``wide(_:_:)`` number by number. Either way a value is the correctly
+    /// rounded double of its text, as ``DecimalParser/parse(_:_:)`` gives it.
     @inline(always)
     static func wideRun(_ p: UnsafePointer<UInt8>, _ first: Int, _ count: Int, _ delimiter: UInt8,
                         _ values: UnsafeMutablePointer<Double>) -> Int {

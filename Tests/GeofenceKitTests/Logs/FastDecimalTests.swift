@@ -10,7 +10,6 @@ final class FastDecimalTests: XCTestCase {
     /// Where the run of `count` numbers at `bytes` ends and their strtod values, or nil where
     /// the function must decline: the rules of fast_decimal.h, byte by byte.
     func reference(_ bytes: [UInt8], count: Int) -> (end: Int, values: [Double])? {
-        let last = 16 * ((11 * count + 15) / 16) - 1                // the last byte classified
         var i = 0, values: [Double] = []
         for k in 0..<count {
             let start = i
@@ -28,8 +27,7 @@ final class FastDecimalTests: XCTestCase {
                 }
                 i += 1
             }
-            guard i < last, digits > 0, digits <= 15, !point || fraction > 0, bytes[i] != UInt8(ascii: "."),
-                  bytes[i] != UInt8(ascii: "-") else { return nil }
+            guard i - start < 16, digits > 0, !point || fraction > 0, bytes[i] != UInt8(ascii: ".") else { return nil }
             guard let v = Double(String(decoding: bytes[start..<i], as: UTF8.self)) else { return nil }
             values.append(v)
             if k < count - 1 {
@@ -111,7 +109,7 @@ final class FastDecimalTests: XCTestCase {
     func testLogShapes() {
         var g = SeededGenerator(seed: 7)
         for text in ["1750000000,-51.8698458,77.1606328,27.0", "36.88474,-76.35246", "0,0,0,0", "-0,-0.0,0.5,.5",
-                     "1750000000.123,-90,180,0.0000001", "999999999999999,-179.99999,89.999999,1000"] {
+                     "1750000000.123,-90,180,0.0000001", "999999999999999,-179.9999999999,89.99999999999,.00000000000001"] {
             let count = text.split(separator: ",").count
             XCTAssertTrue(check(text + "\n", count: count, &g), text)
         }
@@ -121,14 +119,13 @@ final class FastDecimalTests: XCTestCase {
     }
 
     /// What it must decline: no digit, a '+', a point without a digit after it, a second point,
-    /// 16 digits, a number not followed by the delimiter, a '-' right after a number, a run past
-    /// its window.
+    /// a number of 16 bytes, a number not followed by the delimiter.
     func testDeclines() {
         var g = SeededGenerator(seed: 11)
         let cases: [(String, Int)] = [("", 1), ("-", 1), (".", 1), ("-.", 1), ("--1", 1), ("+5", 1), ("5.", 1), ("-5.", 1),
                                       ("1.2.3", 1), ("1..2", 1), ("1234567890123456", 1), ("123456789012345.6", 2),
-                                      ("0.1234567890123456", 2), ("1;2", 2), ("1,,2", 3), ("1,+2", 2), ("1,2.", 2), ("1e5,2", 2), ("1-", 1), ("1,2-3", 2),
-                                      ("1,2,3," + String(repeating: "1", count: 60), 4), ("123456789012345,123456789012345", 2)]
+                                      ("0.1234567890123456", 2), ("1;2", 2), ("1,,2", 3), ("1,+2", 2), ("1,2.", 2), ("1e5,2", 2), ("1,2-3", 3), ("-123456789012.34", 1),
+                                      ("1,2,3," + String(repeating: "1", count: 20), 4), ("1,123456789012345.6", 2)]
         for (text, count) in cases {
             XCTAssertFalse(check(text + "\n", count: count, &g), text)
         }
