@@ -18,14 +18,14 @@ static int have_ssse3 = 0;
 // bytes (0...15, its sign included) and its fraction digits (0 without a point): lane i takes
 // byte i + length - 16, the lanes before the point one byte earlier so that the point drops
 // out; 0x80 (a zero lane) where that is before the number.
-static uint8_t masks[16][16][16];
+static uint8_t masks[16 * 16][16];
 
 __attribute__((constructor)) static void fast_decimal_init(void) {
     for (int length = 0; length < 16; length++) {
         for (int fraction = 0; fraction < 16; fraction++) {
             for (int i = 0; i < 16; i++) {
                 int from = i + length - 16 - (fraction > 0 && i < 16 - fraction);
-                masks[length][fraction][i] = from < 0 ? 0x80 : (uint8_t)from;
+                masks[length * 16 + fraction][i] = from < 0 ? 0x80 : (uint8_t)from;
             }
         }
     }
@@ -37,6 +37,7 @@ __attribute__((constructor)) static void fast_decimal_init(void) {
 // or 0 where geofence_plain_decimals declines it.
 __attribute__((target("ssse3"), always_inline)) static inline unsigned number(const unsigned char *q, double *value) {
     const unsigned negative = q[0] == '-';
+    const uint64_t sign = (uint64_t)negative << 63;
     const __m128i v = _mm_loadu_si128((const __m128i *)q);
     const __m128i d = _mm_sub_epi8(v, _mm_set1_epi8('0'));
     // A byte is a digit when its value minus '0' is at most 9 (unsigned).
@@ -49,12 +50,14 @@ __attribute__((target("ssse3"), always_inline)) static inline unsigned number(co
     const unsigned dot = dots & ((1u << end) - 1);
     // Declined: no end within the 16 bytes, a second point, no digit just before the end (no
     // digit at all, or a point without a digit after it).
-    if ((end >> 4) | (dot & (dot - 1)) | (~(digits << 1) >> end & 1)) return 0;
-    const unsigned fraction = dot ? end - 1 - (unsigned)__builtin_ctz(dot) : 0;
+    if (__builtin_expect((end >> 4) | (dot & (dot - 1)) | (~(digits << 1) >> end & 1), 0)) return 0;
+    if (end == 0) __builtin_unreachable();                              // a digit is before it
+    // The point's place, or the last digit's without one: fraction digits after it.
+    const unsigned fraction = end - 1 - (unsigned)__builtin_ctz(dot | 1u << (end - 1));
 
     // The digits last in 16 lanes, zeros before (the sign and the point dropped).
     const __m128i lanes = _mm_shuffle_epi8(_mm_and_si128(d, is_digit),
-                                           _mm_loadu_si128((const __m128i *)masks[end][fraction]));
+                                           _mm_loadu_si128((const __m128i *)masks[end * 16 + fraction]));
     // Pairs (10a + b), fours (100ab + cd), eights (10^4 abcd + efgh): two 8-digit halves.
     const __m128i pairs = _mm_maddubs_epi16(lanes, _mm_setr_epi8(10, 1, 10, 1, 10, 1, 10, 1, 10, 1, 10, 1, 10, 1, 10, 1));
     const __m128i fours = _mm_madd_epi16(pairs, _mm_setr_epi16(100, 1, 100, 1, 100, 1, 100, 1));
@@ -67,7 +70,7 @@ __attribute__((target("ssse3"), always_inline)) static inline unsigned number(co
     const double x = (double)(int64_t)m / powers[fraction];
     uint64_t bits;
     memcpy(&bits, &x, sizeof bits);
-    bits |= (uint64_t)negative << 63;                                   // -0 for "-0"
+    bits |= sign;                                                       // -0 for "-0"
     memcpy(value, &bits, sizeof bits);
     return end;
 }
