@@ -7,26 +7,28 @@
 #include <cpuid.h>
 #include <tmmintrin.h>
 
-// 10^k for 0 <= k <= 15, each exact.
-static const double powers[16] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7,
-                                  1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
-
 // Whether the CPU has SSSE3, set once before main.
 static int have_ssse3 = 0;
 
-// The pshufb masks that put a number's digits last in 16 lanes, zeros before, by its length in
-// bytes (0...15, its sign included) and its fraction digits (0 without a point): lane i takes
-// byte i + length - 16, the lanes before the point one byte earlier so that the point drops
-// out; 0x80 (a zero lane) where that is before the number.
+// By a number's length in bytes (end, 1...15, its sign included) and the place of its point
+// (point; end - 1, the last digit's place, when it has none), as entry end * 16 + point:
+// the pshufb mask that puts its digits last in 16 lanes, zeros before (lane i takes byte
+// i + end - 16, the lanes before the point one byte earlier so that the point drops out; 0x80,
+// a zero lane, where that is before the number), and 10^(digits after the point), exact.
 static uint8_t masks[16 * 16][16];
+static double scales[16 * 16];
 
 __attribute__((constructor)) static void fast_decimal_init(void) {
-    for (int length = 0; length < 16; length++) {
-        for (int fraction = 0; fraction < 16; fraction++) {
+    for (int end = 0; end < 16; end++) {
+        for (int point = 0; point < 16; point++) {
+            const int fraction = point < end ? end - 1 - point : 0;
             for (int i = 0; i < 16; i++) {
-                int from = i + length - 16 - (fraction > 0 && i < 16 - fraction);
-                masks[length * 16 + fraction][i] = from < 0 ? 0x80 : (uint8_t)from;
+                int from = i + end - 16 - (fraction > 0 && i < 16 - fraction);
+                masks[end * 16 + point][i] = from < 0 ? 0x80 : (uint8_t)from;
             }
+            double scale = 1;
+            for (int k = 0; k < fraction; k++) scale *= 10;                  // exact up to 10^22
+            scales[end * 16 + point] = scale;
         }
     }
     unsigned a, b, c, d;
@@ -44,20 +46,19 @@ __attribute__((target("ssse3"), always_inline)) static inline unsigned number(co
     const __m128i is_digit = _mm_cmpeq_epi8(_mm_min_epu8(d, _mm_set1_epi8(9)), d);
     const unsigned digits = (unsigned)_mm_movemask_epi8(is_digit);
     const unsigned dots = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('.')));
-    // The first byte past the sign that is not a digit or a point (16 when there is none: the
-    // complement has bit 16 set).
-    const unsigned end = (unsigned)__builtin_ctz(~(digits | dots | negative));
-    const unsigned dot = dots & ((1u << end) - 1);
-    // Declined: no end within the 16 bytes, a second point, no digit just before the end (no
-    // digit at all, or a point without a digit after it).
-    if (__builtin_expect((end >> 4) | (dot & (dot - 1)) | (~(digits << 1) >> end & 1), 0)) return 0;
+    const unsigned first_dot = dots & (0u - dots);
+    // The first byte past the sign that is neither a digit nor the first point (16 when there
+    // is none: the complement has bit 16 set). A second point ends the number there.
+    const unsigned end = (unsigned)__builtin_ctz(~(digits | first_dot | negative));
+    // Declined: no digit just before the end (no digit at all, or a point without a digit
+    // after it), or no end within the 16 bytes (bit 16 is cleared).
+    if (__builtin_expect(!(((digits << 1) & 0xFFFF) >> end & 1), 0)) return 0;
     if (end == 0) __builtin_unreachable();                              // a digit is before it
-    // The point's place, or the last digit's without one: fraction digits after it.
-    const unsigned fraction = end - 1 - (unsigned)__builtin_ctz(dot | 1u << (end - 1));
+    // The point's place, or the last digit's without one (a point after the end is later).
+    const unsigned shape = end * 16 + (unsigned)__builtin_ctz(first_dot | 1u << (end - 1));
 
     // The digits last in 16 lanes, zeros before (the sign and the point dropped).
-    const __m128i lanes = _mm_shuffle_epi8(_mm_and_si128(d, is_digit),
-                                           _mm_loadu_si128((const __m128i *)masks[end * 16 + fraction]));
+    const __m128i lanes = _mm_shuffle_epi8(_mm_and_si128(d, is_digit), _mm_loadu_si128((const __m128i *)masks[shape]));
     // Pairs (10a + b), fours (100ab + cd), eights (10^4 abcd + efgh): two 8-digit halves.
     const __m128i pairs = _mm_maddubs_epi16(lanes, _mm_setr_epi8(10, 1, 10, 1, 10, 1, 10, 1, 10, 1, 10, 1, 10, 1, 10, 1));
     const __m128i fours = _mm_madd_epi16(pairs, _mm_setr_epi16(100, 1, 100, 1, 100, 1, 100, 1));
@@ -67,7 +68,7 @@ __attribute__((target("ssse3"), always_inline)) static inline unsigned number(co
     const uint64_t m = (halves & 0xFFFFFFFFu) * 100000000u + (halves >> 32);   // below 10^15
 
     // Both operands exact, one correctly rounded division (by 1 for an integer).
-    const double x = (double)(int64_t)m / powers[fraction];
+    const double x = (double)(int64_t)m / scales[shape];
     uint64_t bits;
     memcpy(&bits, &x, sizeof bits);
     bits |= sign;                                                       // -0 for "-0"
@@ -79,6 +80,7 @@ __attribute__((target("ssse3"), always_inline)) static inline unsigned number(co
 __attribute__((target("ssse3"), always_inline)) static inline int run(const unsigned char *p, int count,
                                                                        unsigned char delimiter, double *values) {
     unsigned i = 0;
+#pragma clang loop unroll(full)
     for (int n = 0; n < count; n++) {
         const unsigned length = number(p + i, values + n);
         if (length == 0) return 0;
