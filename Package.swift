@@ -31,6 +31,8 @@ let package = Package(
         .systemLibrary(name: "CSystem"),
         // The SIGBUS guard of mapped log files (a file that shrinks while it is read).
         .target(name: "CMapGuard"),
+        // Plain decimals converted with SSSE3 where the CPU has it (the CSV readers' fast path).
+        .target(name: "CFastDecimal"),
 
         // WGS84 geodesics (Karney's algorithms in Swift) and fast bounded approximations.
         .target(name: "Geodesy", swiftSettings: checks),
@@ -43,7 +45,7 @@ let package = Package(
         // Fences as values (Fence, FenceShape, Coordinate) and the packed R-tree over them (FenceIndex).
         .target(name: "GeofenceIndex", dependencies: ["GeofenceBase", "Geodesy"], swiftSettings: checks),
         // Location logs: CSV, NDJSON and GPX readers (gzip, stdin), device interning, times.
-        .target(name: "GeofenceLogs", dependencies: ["GeofenceBase", "CZlib", "CDeflate", "CMapGuard"], swiftSettings: checks),
+        .target(name: "GeofenceLogs", dependencies: ["GeofenceBase", "CZlib", "CDeflate", "CMapGuard", "CFastDecimal"], swiftSettings: checks),
         // Fence files: GeoJSON and CSV loading, other vector formats through GDAL, validation and repair
         // (GEOS), reprojection (PROJ), writing.
         .target(name: "GeofenceFences", dependencies: ["GeofenceBase", "GeofenceIndex", "GeometryKit", "GeofenceGDAL", "Geodesy", "CZlib"], swiftSettings: checks),

@@ -140,9 +140,9 @@ extension CSVLogParser {
     /// ``standardFields(_:_:accuracy:delimiter:_:_:)`` for a row that starts at least
     /// ``wideMargin`` bytes before the window's end, and that also takes a time in the form
     /// `YYYY-MM-DDThh:mm:ssZ` (``LogTime/parseUTCSeconds(_:)``): one check for the whole row, then no
-    /// bounds checks (the device field is at most 64 bytes, each number at most 18 with its
-    /// delimiter, each load 16 bytes past a number's start). Numbers through
-    /// ``PlainDecimal/wide(_:_:)``, each followed right there by its delimiter (the last by
+    /// bounds checks (the device field is at most 64 bytes, the time at most 22 with its
+    /// delimiter, then up to 4 numbers read from 80 bytes). Numbers through
+    /// ``PlainDecimal/wideRun(_:_:_:_:_:)``, each followed right there by its delimiter (the last by
     /// `\n` or `\r\n`); the device as ``wideDevice(_:_:_:)`` finds it. False for anything
     /// else: the caller then takes ``standardFields(_:_:accuracy:delimiter:_:_:)``.
     @inline(never)
@@ -152,24 +152,23 @@ extension CSVLogParser {
         let de = wideDevice(p, s, delimiter)
         guard de > s && p[de] == delimiter else { return false }
         // The time: a plain number, or `YYYY-MM-DDThh:mm:ssZ` (the commonest ISO 8601 form).
-        var time: Double, te: Int, numeric = true
+        var time = 0.0, first = de &+ 1, numeric = true
         if p[de &+ 5] == UInt8(ascii: "-") {
             // No number has a '-' there.
             guard p[de &+ 21] == delimiter, let v = LogTime.parseUTCSeconds(p + (de &+ 1), day: &core.utcDay) else { return false }
-            (time, te, numeric) = (v, de &+ 21, false)
-        } else if let (v, end) = PlainDecimal.wide(p, de &+ 1), p[end] == delimiter {
-            (time, te) = (v, end)
-        } else {
-            return false
+            (time, first, numeric) = (v, de &+ 22, false)
         }
-        guard let (lat, ae) = PlainDecimal.wide(p, te &+ 1), p[ae] == delimiter, lat >= -90 && lat <= 90 else { return false }
-        guard let (lon, oe) = PlainDecimal.wide(p, ae &+ 1), lon >= -180 && lon <= 180 else { return false }
-        var accuracy = 0.0, last = oe
-        if hasAccuracy {
-            guard p[oe] == delimiter, let (a, ce) = PlainDecimal.wide(p, oe &+ 1), a >= 0 else { return false }
-            accuracy = a
-            last = ce
+        // The numbers that follow, in one call: (time,) lat, lon (, accuracy).
+        var n = (0.0, 0.0, 0.0, 0.0)
+        let count = (numeric ? 3 : 2) &+ (hasAccuracy ? 1 : 0)
+        let length = withUnsafeMutablePointer(to: &n) {
+            $0.withMemoryRebound(to: Double.self, capacity: 4) { PlainDecimal.wideRun(p, first, count, delimiter, $0) }
         }
+        guard length > 0 else { return false }
+        let (lat, lon, accuracy) = numeric ? (n.1, n.2, n.3) : (n.0, n.1, n.2)
+        if numeric { time = n.0 }
+        guard lat >= -90 && lat <= 90 && lon >= -180 && lon <= 180 && accuracy >= 0 else { return false }
+        let last = first &+ length
         let c = p[last]
         let next: Int
         if c == 0x0A {
@@ -205,8 +204,8 @@ extension CSVLogParser {
     }
 
     /// The bytes ``wideFields(_:_:accuracy:delimiter:_:_:)`` needs readable from a row's start:
-    /// a 64-byte device field, four numbers of up to 18 bytes with their delimiters, 16 bytes
-    /// loaded past the last one's start, and the `\r\n`.
+    /// a 64-byte device field, a time of up to 22 bytes with its delimiter, and the 80 bytes
+    /// ``PlainDecimal/wideRun(_:_:_:_:_:)`` may read for four numbers (their line end within).
     static let wideMargin = 192
 
     /// ``number(_:_:_:_:_:last:open:)`` of an open row, `e` the window's end: one check of the

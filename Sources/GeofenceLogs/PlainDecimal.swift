@@ -1,3 +1,4 @@
+import CFastDecimal
 import GeofenceBase
 
 /// Plain decimal numbers read in place while a row is scanned (CSVFastRow.swift): the common
@@ -57,6 +58,39 @@ enum PlainDecimal {
             }
         }
         return (negative ? -v : v, i)
+    }
+
+    /// The `count` (1...4) numbers at `p[first...]`, each followed right there by `delimiter` but
+    /// the last, into `values[0..<count]`: the offset from `first` of the byte after the last
+    /// number, or 0 when this path does not decide (what follows the last is the caller's to
+    /// check). `16 · count + 16` bytes must be readable from `first`.
+    ///
+    /// First through `geofence_plain_decimals` (C, SSSE3: per number one 16-byte load whose
+    /// digit and point masks give its end, the digits moved last in 16 lanes by one shuffle,
+    /// multiply-adds down to two 8-digit halves, and one division), in one call for the run;
+    /// it decides every plain number of at most 15 bytes. What it declines, or a CPU without
+    /// SSSE3, takes ``wide(_:_:)`` number by number. Either way a value is the correctly
+    /// rounded double of its text, as ``DecimalParser/parse(_:_:)`` gives it.
+    @inline(always)
+    static func wideRun(_ p: UnsafePointer<UInt8>, _ first: Int, _ count: Int, _ delimiter: UInt8,
+                        _ values: UnsafeMutablePointer<Double>) -> Int {
+        let length = geofence_plain_decimals(p + first, Int32(truncatingIfNeeded: count), delimiter, values)
+        return length > 0 ? Int(length) : wideRunScalar(p, first, count, delimiter, values)
+    }
+
+    /// ``wideRun(_:_:_:_:_:)`` through ``wide(_:_:)``, out of line.
+    @inline(never)
+    static func wideRunScalar(_ p: UnsafePointer<UInt8>, _ first: Int, _ count: Int, _ delimiter: UInt8,
+                              _ values: UnsafeMutablePointer<Double>) -> Int {
+        var i = first
+        for k in 0..<count {
+            guard let (v, end) = wide(p, i) else { return 0 }
+            values[k] = v
+            if k == count &- 1 { return end &- first }
+            guard p[end] == delimiter else { return 0 }
+            i = end &+ 1
+        }
+        return 0
     }
 
     /// ``prefix(_:_:_:)`` where at least 32 bytes are readable from `start` (the caller checks

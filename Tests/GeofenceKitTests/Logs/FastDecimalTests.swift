@@ -1,0 +1,133 @@
+import CFastDecimal
+import XCTest
+import GeofenceTestSupport
+@testable import GeofenceLogs
+
+/// `geofence_plain_decimals` (Sources/CFastDecimal, the SSSE3 numbers of the one-check CSV
+/// row) against `Double(String)` (strtod) bit for bit, and its ends and declines against a
+/// scan of the text written here from the documented rules.
+final class FastDecimalTests: XCTestCase {
+    /// Where the run of `count` numbers at `bytes` ends and their strtod values, or nil where
+    /// the function must decline: the rules of fast_decimal.h, byte by byte.
+    func reference(_ bytes: [UInt8], count: Int) -> (end: Int, values: [Double])? {
+        var i = 0, values: [Double] = []
+        for k in 0..<count {
+            let start = i
+            if bytes[i] == UInt8(ascii: "-") { i += 1 }
+            var digits = 0, point = false, fraction = 0
+            while true {
+                let c = bytes[i]
+                if c >= UInt8(ascii: "0") && c <= UInt8(ascii: "9") {
+                    digits += 1
+                    if point { fraction += 1 }
+                } else if c == UInt8(ascii: ".") && !point {
+                    point = true
+                } else {
+                    break
+                }
+                i += 1
+            }
+            guard i - start < 16, digits > 0, !point || fraction > 0 else { return nil }
+            guard let v = Double(String(decoding: bytes[start..<i], as: UTF8.self)) else { return nil }
+            values.append(v)
+            if k < count - 1 {
+                guard bytes[i] == UInt8(ascii: ",") else { return nil }
+                i += 1
+            }
+        }
+        return (i, values)
+    }
+
+    /// A plain decimal of every shape: a sign now and then (a '+' rarely), 0 to 16 integer
+    /// digits (leading zeros too), a point with 0 to 16 fraction digits, or values next to a
+    /// power of ten (9s, then 10...0).
+    func number(_ g: inout SeededGenerator) -> String {
+        var s = ""
+        switch g.next() % 8 { case 0, 1: s += "-"; case 2 where g.next() % 8 == 0: s += "+"; default: break }
+        // Half of them short, as coordinates are; the others up to 16 digits each side.
+        let short = g.next() % 2 == 0
+        let integer = Int(g.next() % (short ? 4 : 17)), fraction = Int(g.next() % (short ? 9 : 17))
+        switch g.next() % 6 {
+        case 0:                                                        // next to a power of ten
+            let nines = g.next() % 2 == 0
+            s += nines ? String(repeating: "9", count: max(integer, 1)) : "1" + String(repeating: "0", count: integer)
+            if fraction > 0 { s += "." + String(repeating: nines ? "9" : "0", count: fraction) }
+        default:
+            for k in 0..<integer { s += String(k == 0 && g.next() % 4 == 0 ? 0 : g.next() % 10) }
+            if g.next() % 4 != 0 {
+                s += "."
+                for _ in 0..<fraction { s += String(g.next() % 10) }
+            }
+        }
+        return s
+    }
+
+    /// Runs the function on `text` followed by random bytes (digits, points, delimiters,
+    /// exponents, signs), 16 · count + 16 of them readable, and checks it against the
+    /// reference. Returns whether it decided.
+    @discardableResult
+    func check(_ text: String, count: Int, _ g: inout SeededGenerator, file: StaticString = #filePath, line: UInt = #line) -> Bool {
+        let filler = Array("0123456789.,eE\n-+x".utf8)
+        var bytes = Array(text.utf8)
+        while bytes.count < 16 * count + 16 { bytes.append(filler[Int(g.next() % UInt64(filler.count))]) }
+        bytes.append(UInt8(ascii: "\n"))                                 // the reference's scan stops here at the latest
+        var values = [Double](repeating: .nan, count: 4)
+        let end = Int(geofence_plain_decimals(bytes, Int32(count), UInt8(ascii: ","), &values))
+        let want = reference(bytes, count: count)
+        guard let want else {
+            XCTAssertEqual(end, 0, "declines \(String(decoding: bytes.prefix(40), as: UTF8.self)) (count \(count))", file: file, line: line)
+            return false
+        }
+        XCTAssertEqual(end, want.end, "end of \(String(decoding: bytes.prefix(40), as: UTF8.self)) (count \(count))", file: file, line: line)
+        guard end > 0 else { return false }
+        for k in 0..<count where values[k].bitPattern != want.values[k].bitPattern {
+            XCTFail("\(String(decoding: bytes.prefix(40), as: UTF8.self)) number \(k): \(values[k]) for \(want.values[k])", file: file, line: line)
+        }
+        return end > 0
+    }
+
+    /// More than a million numbers, alone and in runs of 2 to 4 separated by ',' (and now and
+    /// then by another byte), bit for bit as strtod, each run's end where the text says.
+    func testRandomNumbersAsStrtod() {
+        var g = SeededGenerator(seed: 0x5D_EC1A)
+        var numbers = 0, decided = 0
+        while numbers < 1_100_000 {
+            let count = 1 + Int(g.next() % 4)
+            var text = ""
+            for k in 0..<count {
+                text += number(&g)
+                if k < count - 1 { text += g.next() % 64 == 0 ? ";" : "," }
+            }
+            if check(text, count: count, &g) { decided += count }
+            numbers += count
+        }
+        // Most of the shapes are decided (the rest is the caller's fallback).
+        XCTAssertGreaterThan(decided, numbers / 5)
+    }
+
+    /// Every shape of a coordinate, an epoch time and an accuracy, as the one-check row has them.
+    func testLogShapes() {
+        var g = SeededGenerator(seed: 7)
+        for text in ["1750000000,-51.8698458,77.1606328,27.0", "36.88474,-76.35246", "0,0,0,0", "-0,-0.0,0.5,.5",
+                     "1750000000.123,-90,180,0.0000001", "999999999999999,-179.9999999999,89.99999999999,.00000000000001"] {
+            let count = text.split(separator: ",").count
+            XCTAssertTrue(check(text + "\n", count: count, &g), text)
+        }
+        var values = [Double](repeating: 0, count: 4)
+        XCTAssertEqual(geofence_plain_decimals(Array("-0,5\n".utf8) + [UInt8](repeating: 0, count: 48), 2, UInt8(ascii: ","), &values), 4)
+        XCTAssertEqual(values[0].sign, .minus)                          // -0, as strtod
+    }
+
+    /// What it must decline: no digit, a '+', a point without a digit after it, a number of 16
+    /// bytes, a number not followed by the delimiter (a second point ends a number there).
+    func testDeclines() {
+        var g = SeededGenerator(seed: 11)
+        let cases: [(String, Int)] = [("", 1), ("-", 1), (".", 1), ("-.", 1), ("--1", 1), ("+5", 1), ("5.", 1), ("-5.", 1),
+                                      ("1.2.3,4", 2), ("1..2", 1), ("1234567890123456", 1), ("123456789012345.6", 2),
+                                      ("0.1234567890123456", 2), ("1;2", 2), ("1,,2", 3), ("1,+2", 2), ("1,2.", 2), ("1e5,2", 2), ("1,2-3", 3), ("-123456789012.34", 1),
+                                      ("1,2,3," + String(repeating: "1", count: 20), 4), ("1,123456789012345.6", 2)]
+        for (text, count) in cases {
+            XCTAssertFalse(check(text + "\n", count: count, &g), text)
+        }
+    }
+}
