@@ -197,8 +197,7 @@ extension MissFilter {
         public func answer(lat: Double, lon: Double, metres: Double) -> ProbeAnswer {
             guard metres <= fastMetres && lat.magnitude <= MissFilter.fastLatitude && lon.magnitude <= 180 else { return .undecided }
             // OccupancyGrid.column and .row, whose clamps at 0 cannot act here (lon ≥ -180 and
-            // lat ≥ -80, so both products are ≥ 0) and whose clamps at the last column and row
-            // give Int(lastColumn) = width - 1 and Int(lastRow) = height - 1.
+            // lat ≥ -80, so both products are ≥ 0; the checked conversion is then the shorter).
             let x = (lon + 180) * scaleX, y = (lat + 90) * scaleY
             let c = Int(Swift.min(y, lastRow)) &* width &+ Int(Swift.min(x, lastColumn))
             if bits[c >> 6] & (1 << UInt64(c & 63)) != 0 { return .mayMeet }

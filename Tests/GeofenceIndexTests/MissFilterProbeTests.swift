@@ -82,3 +82,24 @@ final class MissFilterProbeTests: XCTestCase {
         }
     }
 }
+
+extension MissFilterProbeTests {
+    /// `gridIndex` is ⌊v⌋ clamped to `0...last`, NaN to 0, as the checked conversion gives it.
+    func testGridIndexIsTheClampedFloor() {
+        var rng = SeededGenerator(seed: 85)
+        func reference(_ v: Double, _ last: Double) -> Int { v >= 0 ? (v < last ? Int(v) : Int(last)) : 0 }
+        for last in [0.0, 1, 63, 4095, 16383, 65535] {
+            var values: [Double] = [0, -0.0, -1e-300, .nan, .infinity, -.infinity, last, last - 0.5, last + 0.5, 0.5, 1.5, 2.5,
+                                    1 - 0x1p-53, last.nextDown, last.nextUp, 0.5.nextDown, 0.5.nextUp, 1.5.nextDown]
+            for _ in 0..<20_000 {
+                let k = Double(rng.int(0..<(Int(last) + 2)))
+                values.append(rng.chance(0.5) ? k + rng.uniform(-1e-9, 1e-9) : rng.uniform(-2, last + 2))
+                values.append(rng.chance(0.5) ? k.nextDown : (k + 0.5).nextUp)
+            }
+            for v in values where gridIndex(v, last) != reference(v, last) {
+                XCTFail("gridIndex(\(v), \(last)) = \(gridIndex(v, last)), expected \(reference(v, last))")
+                return
+            }
+        }
+    }
+}
