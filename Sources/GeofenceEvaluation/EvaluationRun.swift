@@ -398,7 +398,7 @@ public final class EvaluationRun {
 
     /// The tracker of a device.
     @inline(__always)
-    func tracker(_ d: Int) -> DeviceTracker { groups[d & (groupCount - 1)][d >> groupShift] }
+    func tracker(_ d: Int) -> DeviceTracker { groups[d & (groupCount - 1)][d &>> groupShift] }
 
     /// Classifies the fixes at `order[from..<to]` into `worker.answers`, recording where in `answers`.
     @inline(__always)
@@ -561,7 +561,7 @@ public final class EvaluationRun {
                                             slice.pointee.offsets.withUnsafeBufferPointer { o in
                                                 for j in Int(o[g])..<Int(o[g + 1]) {
                                                     let i = Int(p[j])
-                                                    let x = where_.base[i], d = Int(fixes.base[i].device) >> shift
+                                                    let x = where_.base[i], d = Int(fixes.base[i].device) &>> shift
                                                     if Evaluator.passQuietly(candidates: x.count, state: &t[d]) { continue }
                                                     let f = fixes.base[i]
                                                     let before = t[d].events.count
@@ -599,7 +599,7 @@ public final class EvaluationRun {
         var out: [EvaluationEvent] = []
         batchDevices.sort()
         for d in batchDevices {
-            let g = Int(d) & (groupCount - 1), k = Int(d) >> groupShift
+            let g = Int(d) & (groupCount - 1), k = Int(d) &>> groupShift
             if groups[g][k].events.isEmpty { continue }
             out.append(contentsOf: groups[g][k].events)
             groups[g][k].events.removeAll(keepingCapacity: true)
@@ -687,7 +687,7 @@ extension EvaluationRun {
         defer { heldEvents = 0 }
         var out: [EvaluationEvent] = []
         for d in 0..<deviceCount {
-            let g = d & (groupCount - 1), k = d >> groupShift
+            let g = d & (groupCount - 1), k = d &>> groupShift
             if groups[g][k].events.isEmpty { continue }
             out.append(contentsOf: groups[g][k].events)
             groups[g][k].events.removeAll()
@@ -703,7 +703,7 @@ extension EvaluationRun {
         guard heldEvents > 0 else { return }
         let run = try spill.begin()
         for d in 0..<deviceCount {
-            let g = d & (groupCount - 1), k = d >> groupShift
+            let g = d & (groupCount - 1), k = d &>> groupShift
             if groups[g][k].events.isEmpty { continue }
             try run.append(groups[g][k].events[...])
             groups[g][k].events = []
