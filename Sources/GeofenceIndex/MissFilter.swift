@@ -70,33 +70,36 @@ public struct MissFilter: Sendable {
     }
 
     /// The grid's bits grown by one cell each way: along a row with wrap-around (word by word,
-    /// the row being a whole number of words), then across rows (none beyond the poles).
+    /// the row being a whole number of words), then across rows (none beyond the poles), three
+    /// rows grown along at a time.
     static func grow(_ grid: OccupancyGrid) -> [UInt64] {
         let perRow = grid.width / 64, rows = grid.height
         guard perRow > 0, grid.width % 64 == 0, grid.bits.count == perRow * rows else { return grid.bits.map { _ in .max } }
-        var across = [UInt64](repeating: 0, count: grid.bits.count)
+        var out = [UInt64](repeating: 0, count: grid.bits.count)
+        // Rows y - 1, y and y + 1 grown along themselves, row y in slot y % 3.
+        var along = [UInt64](repeating: 0, count: 3 * perRow)
         grid.bits.withUnsafeBufferPointer { b in
-            across.withUnsafeMutableBufferPointer { h in
-                for y in 0..<rows {
-                    let r = y &* perRow
-                    // The words before and after, wrapping around the row (no division per word).
-                    var before = b[r &+ perRow &- 1], w = b[r]
-                    for i in 0..<perRow {
-                        let after = b[i &+ 1 < perRow ? r &+ i &+ 1 : r]
-                        h[r &+ i] = w | w << 1 | before >> 63 | w >> 1 | after << 63
-                        before = w
-                        w = after
+            along.withUnsafeMutableBufferPointer { h in
+                out.withUnsafeMutableBufferPointer { o in
+                    func growAlong(_ y: Int) {
+                        let r = y &* perRow, s = (y % 3) &* perRow
+                        // The words before and after, wrapping around the row (no division per word).
+                        var before = b[r &+ perRow &- 1], w = b[r]
+                        for i in 0..<perRow {
+                            let after = b[i &+ 1 < perRow ? r &+ i &+ 1 : r]
+                            h[s &+ i] = w | w << 1 | before >> 63 | w >> 1 | after << 63
+                            before = w
+                            w = after
+                        }
                     }
-                }
-            }
-        }
-        var out = across
-        across.withUnsafeBufferPointer { h in
-            out.withUnsafeMutableBufferPointer { o in
-                for y in 0..<rows {
-                    let r = y &* perRow
-                    let above = y > 0 ? r &- perRow : r, below = y + 1 < rows ? r &+ perRow : r
-                    for i in 0..<perRow { o[r &+ i] = h[r &+ i] | h[above &+ i] | h[below &+ i] }
+                    growAlong(0)
+                    for y in 0..<rows {
+                        if y + 1 < rows { growAlong(y + 1) }
+                        let at = (y % 3) &* perRow
+                        let above = y > 0 ? ((y + 2) % 3) &* perRow : at, below = y + 1 < rows ? ((y + 1) % 3) &* perRow : at
+                        let r = y &* perRow
+                        for i in 0..<perRow { o[r &+ i] = h[at &+ i] | h[above &+ i] | h[below &+ i] }
+                    }
                 }
             }
         }
