@@ -167,20 +167,31 @@ struct SpatialOrder {
             var j = 0
             if let filter, filter.isUsable {
                 let none = FixAnswer(start: 0, count: 0, worker: k)
-                @inline(__always) func screen(_ end: Int) {
-                    while j < end {
-                        let f = b[j]
-                        if filter.certainlyMisses(lat: f.lat, lon: f.lon, metres: f.accuracy + margin) {
-                            answers[j] = none
-                        } else {
-                            rest[m] = Int32(j)
-                            m &+= 1
+                // The filter's one-bit test inlined (its probe); the rest of its tests by call.
+                (j, m) = filter.withProbe { probe in
+                    var j = 0, m = 0, end = Swift.min(n, SpatialOrder.probe)
+                    while true {
+                        while j < end {
+                            let f = b[j], metres = f.accuracy + margin
+                            let misses: Bool
+                            switch probe.answer(lat: f.lat, lon: f.lon, metres: metres) {
+                            case .misses: misses = true
+                            case .mayMeet: misses = false
+                            case .undecided: misses = filter.certainlyMisses(lat: f.lat, lon: f.lon, metres: metres)
+                            }
+                            if misses {
+                                answers[j] = none
+                            } else {
+                                rest[m] = Int32(truncatingIfNeeded: j)
+                                m &+= 1
+                            }
+                            j &+= 1
                         }
-                        j &+= 1
+                        // Past the probe, only when the filter answered a quarter of it.
+                        if end == n || (j &- m) &* 4 < j { return (j, m) }
+                        end = n
                     }
                 }
-                screen(Swift.min(n, SpatialOrder.probe))
-                if (j - m) * 4 >= j { screen(n) }
             }
             while j < n { rest[m] = Int32(j); m &+= 1; j &+= 1 }
         }
@@ -387,7 +398,7 @@ public final class EvaluationRun {
 
     /// The tracker of a device.
     @inline(__always)
-    func tracker(_ d: Int) -> DeviceTracker { groups[d & (groupCount - 1)][d >> groupShift] }
+    func tracker(_ d: Int) -> DeviceTracker { groups[d & (groupCount - 1)][d &>> groupShift] }
 
     /// Classifies the fixes at `order[from..<to]` into `worker.answers`, recording where in `answers`.
     @inline(__always)
@@ -409,8 +420,12 @@ public final class EvaluationRun {
     /// Applies a batch of fixes (in log order). Devices are dense indices; the tracker table grows as needed.
     public func process(_ batch: [Fix]) {
         guard !batch.isEmpty else { return }
-        var maxDevice: Int32 = -1
-        for f in batch { maxDevice = max(maxDevice, f.device) }
+        let n = batch.count
+        let maxDevice = batch.withUnsafeBufferPointer { b in
+            var m: Int32 = -1
+            for i in 0..<n { m = max(m, b[i].device) }
+            return m
+        }
         if Int(maxDevice) >= deviceCount {
             for d in deviceCount...Int(maxDevice) { groups[d & (groupCount - 1)].append(DeviceTracker()) }
             deviceCount = Int(maxDevice) + 1
@@ -418,13 +433,21 @@ public final class EvaluationRun {
         }
         batchNumber &+= 1
         batchDevices.removeAll(keepingCapacity: true)
-        for f in batch where lastBatch[Int(f.device)] != batchNumber {
-            if lastBatch[Int(f.device)] == 0 { devicesWithFixes += 1 }
-            lastBatch[Int(f.device)] = batchNumber
-            batchDevices.append(f.device)
+        let number = batchNumber
+        var newDevices = 0
+        batch.withUnsafeBufferPointer { b in
+            lastBatch.withUnsafeMutableBufferPointer { last in
+                for i in 0..<n {
+                    let d = b[i].device
+                    if last[Int(d)] == number { continue }
+                    if last[Int(d)] == 0 { newDevices &+= 1 }
+                    last[Int(d)] = number
+                    batchDevices.append(d)
+                }
+            }
         }
-        fixes += batch.count
-        let n = batch.count
+        devicesWithFixes += newDevices
+        fixes += n
         if answers.count < n { answers = [FixAnswer](repeating: FixAnswer(start: 0, count: 0, worker: 0), count: n) }
         for k in 0..<threads {
             // Room for about one classification per fix, so a batch rarely regrows it.
@@ -453,7 +476,9 @@ public final class EvaluationRun {
             batch.withUnsafeBufferPointer { b in
                 answers.withUnsafeBufferPointer { a in
                     for i in 0..<n {
-                        let f = b[i], x = a[i], d = Int(f.device)
+                        let x = a[i], d = Int(b[i].device)
+                        if Evaluator.passQuietly(candidates: x.count, state: &t[d]) { continue }
+                        let f = b[i]
                         let before = t[d].events.count
                         ev.apply(device: f.device, time: f.time, lat: f.lat, lon: f.lon, accuracy: f.accuracy, offset: f.offset,
                                  candidates: UnsafeBufferPointer(rebasing: r[Int(x.start)..<Int(x.start + x.count)]),
@@ -536,7 +561,9 @@ public final class EvaluationRun {
                                             slice.pointee.offsets.withUnsafeBufferPointer { o in
                                                 for j in Int(o[g])..<Int(o[g + 1]) {
                                                     let i = Int(p[j])
-                                                    let f = fixes.base[i], x = where_.base[i], d = Int(f.device) >> shift
+                                                    let x = where_.base[i], d = Int(fixes.base[i].device) &>> shift
+                                                    if Evaluator.passQuietly(candidates: x.count, state: &t[d]) { continue }
+                                                    let f = fixes.base[i]
                                                     let before = t[d].events.count
                                                     ev.apply(device: f.device, time: f.time, lat: f.lat, lon: f.lon, accuracy: f.accuracy, offset: f.offset,
                                                              candidates: UnsafeBufferPointer(start: results[Int(x.worker)].base.map { $0 + Int(x.start) }, count: Int(x.count)),
@@ -572,7 +599,7 @@ public final class EvaluationRun {
         var out: [EvaluationEvent] = []
         batchDevices.sort()
         for d in batchDevices {
-            let g = Int(d) & (groupCount - 1), k = Int(d) >> groupShift
+            let g = Int(d) & (groupCount - 1), k = Int(d) &>> groupShift
             if groups[g][k].events.isEmpty { continue }
             out.append(contentsOf: groups[g][k].events)
             groups[g][k].events.removeAll(keepingCapacity: true)
@@ -660,7 +687,7 @@ extension EvaluationRun {
         defer { heldEvents = 0 }
         var out: [EvaluationEvent] = []
         for d in 0..<deviceCount {
-            let g = d & (groupCount - 1), k = d >> groupShift
+            let g = d & (groupCount - 1), k = d &>> groupShift
             if groups[g][k].events.isEmpty { continue }
             out.append(contentsOf: groups[g][k].events)
             groups[g][k].events.removeAll()
@@ -676,7 +703,7 @@ extension EvaluationRun {
         guard heldEvents > 0 else { return }
         let run = try spill.begin()
         for d in 0..<deviceCount {
-            let g = d & (groupCount - 1), k = d >> groupShift
+            let g = d & (groupCount - 1), k = d &>> groupShift
             if groups[g][k].events.isEmpty { continue }
             try run.append(groups[g][k].events[...])
             groups[g][k].events = []

@@ -175,6 +175,17 @@ public struct Evaluator: Sendable {
         }
     }
 
+    /// Does all `apply` would do for a fix with `candidates` classifications when there are
+    /// none and the device is in no fence (marks the device started) and returns true; else
+    /// does nothing and returns false (the caller then calls `apply`).
+    @inline(__always)
+    static func passQuietly(candidates: Int32, state s: inout DeviceTracker) -> Bool {
+        guard candidates == 0 && s.entryCount == 0 else { return false }
+        s.started = true
+        s.fresh = false
+        return true
+    }
+
     /// Entries (and one fix's events) up to which a linear scan beats sorting.
     static let linearEntries = 16
 

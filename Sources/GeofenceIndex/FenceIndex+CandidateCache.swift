@@ -122,13 +122,15 @@ extension FenceIndex {
                 let shared = UnsafeShared(base: g.baseAddress!)
                 DispatchQueue.concurrentPerform(iterations: parts) { t in
                     let lo = lanes * t / parts, hi = lanes * (t + 1) / parts
-                    for k in lo..<hi { shared.base[t].mark(main.childBox(k / m, k % m)) }
+                    shared.base[t].mark(count: hi - lo) {
+                        main.childBox((lo + $0) / PackedRTree.nodeCapacity, (lo + $0) % PackedRTree.nodeCapacity)
+                    }
                 }
             }
             grid = grids[0]
             for t in 1..<parts { grid.merge(grids[t]) }
         } else {
-            _ = main.search(world) { k in grid.mark(main.childBox(k / m, k % m)); return true }
+            grid.mark(count: lanes) { main.childBox($0 / PackedRTree.nodeCapacity, $0 % PackedRTree.nodeCapacity) }
         }
         if delta.count > 0 { _ = delta.search(world) { k in grid.mark(delta.childBox(k / m, k % m)); return true } }
         for e in tail { grid.mark(e.box) }

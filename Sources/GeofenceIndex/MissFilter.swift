@@ -37,7 +37,7 @@ public struct MissFilter: Sendable {
     /// short the log (see `EvaluationRun`).
     public static let eagerFences = 1 << 18
     /// Latitudes beyond this go the window's way.
-    static let fastLatitude = 80.0
+    @usableFromInline static let fastLatitude = 80.0
     /// A lower bound of cos(``fastLatitude``) (0.1736…).
     static let cosFastLatitude = 0.17
 
@@ -70,33 +70,35 @@ public struct MissFilter: Sendable {
     }
 
     /// The grid's bits grown by one cell each way: along a row with wrap-around (word by word,
-    /// the row being a whole number of words), then across rows (none beyond the poles).
+    /// the row being a whole number of words), then across rows (none beyond the poles), three
+    /// rows grown along at a time.
     static func grow(_ grid: OccupancyGrid) -> [UInt64] {
         let perRow = grid.width / 64, rows = grid.height
         guard perRow > 0, grid.width % 64 == 0, grid.bits.count == perRow * rows else { return grid.bits.map { _ in .max } }
-        var across = [UInt64](repeating: 0, count: grid.bits.count)
+        var out = [UInt64](repeating: 0, count: grid.bits.count)
+        // Rows y - 1, y and y + 1 grown along themselves, row y in slot y % 3.
+        var along = [UInt64](repeating: 0, count: 3 * perRow)
         grid.bits.withUnsafeBufferPointer { b in
-            across.withUnsafeMutableBufferPointer { h in
-                for y in 0..<rows {
-                    let r = y * perRow
-                    for i in 0..<perRow {
-                        let w = b[r + i]
-                        let before = b[r + (i + perRow - 1) % perRow], after = b[r + (i + 1) % perRow]
-                        h[r + i] = w | w << 1 | before >> 63 | w >> 1 | after << 63
+            along.withUnsafeMutableBufferPointer { h in
+                out.withUnsafeMutableBufferPointer { o in
+                    func growAlong(_ y: Int) {
+                        let r = y &* perRow, s = (y % 3) &* perRow
+                        // The words before and after, wrapping around the row (no division per word).
+                        var before = b[r &+ perRow &- 1], w = b[r]
+                        for i in 0..<perRow {
+                            let after = b[i &+ 1 < perRow ? r &+ i &+ 1 : r]
+                            h[s &+ i] = w | w << 1 | before >> 63 | w >> 1 | after << 63
+                            before = w
+                            w = after
+                        }
                     }
-                }
-            }
-        }
-        var out = across
-        across.withUnsafeBufferPointer { h in
-            out.withUnsafeMutableBufferPointer { o in
-                for y in 0..<rows {
-                    let r = y * perRow
-                    for i in 0..<perRow {
-                        var v = h[r + i]
-                        if y > 0 { v |= h[r - perRow + i] }
-                        if y + 1 < rows { v |= h[r + perRow + i] }
-                        o[r + i] = v
+                    growAlong(0)
+                    for y in 0..<rows {
+                        if y + 1 < rows { growAlong(y + 1) }
+                        let at = (y % 3) &* perRow
+                        let above = y > 0 ? ((y + 2) % 3) &* perRow : at, below = y + 1 < rows ? ((y + 1) % 3) &* perRow : at
+                        let r = y &* perRow
+                        for i in 0..<perRow { o[r &+ i] = h[at &+ i] | h[above &+ i] | h[below &+ i] }
                     }
                 }
             }
@@ -162,5 +164,62 @@ extension FenceIndex {
     /// - Complexity: O(n) for n entries, plus O(grid cells / 64).
     public func missFilter(threads: Int = 1) -> MissFilter {
         MissFilter(grid: occupancyGrid(cellsPerBox: MissFilter.cellsPerBox, maximumCells: MissFilter.maximumCells, threads: threads))
+    }
+}
+
+extension MissFilter {
+    /// What a ``Probe`` tells of a point.
+    @frozen public enum ProbeAnswer: Sendable {
+        /// No fence box meets the window: ``MissFilter/certainlyMisses(lat:lon:metres:)`` is true.
+        case misses
+        /// A box may meet the window: ``MissFilter/certainlyMisses(lat:lon:metres:)`` is false.
+        case mayMeet
+        /// Beyond the one-bit test (a wide window, a high latitude, boxes too large for the
+        /// grid, an unusable filter): ask ``MissFilter/certainlyMisses(lat:lon:metres:)``.
+        case undecided
+    }
+
+    /// The one-bit test of ``MissFilter/certainlyMisses(lat:lon:metres:)``, inlined into a
+    /// caller's loop over many points (``MissFilter/withProbe(_:)``): the same cell of the same
+    /// grown grid, without a call per point. Valid only inside the `withProbe` body.
+    @frozen public struct Probe {
+        @usableFromInline let bits: UnsafePointer<UInt64>
+        @usableFromInline let width: Int
+        @usableFromInline let scaleX: Double
+        @usableFromInline let scaleY: Double
+        @usableFromInline let lastColumn: Double
+        @usableFromInline let lastRow: Double
+        /// The filter's ``MissFilter/fastMetres``, or -1 when the probe decides nothing.
+        @usableFromInline let fastMetres: Double
+        /// Whether a clear bit still needs the large boxes checked.
+        @usableFromInline let hasLarge: Bool
+
+        /// The answer for the window of `metres` around the point (`lat` in [-90, 90]).
+        /// - Complexity: O(1).
+        @inlinable @inline(__always)
+        public func answer(lat: Double, lon: Double, metres: Double) -> ProbeAnswer {
+            guard metres <= fastMetres && lat.magnitude <= MissFilter.fastLatitude && lon.magnitude <= 180 else { return .undecided }
+            // OccupancyGrid.column and .row, whose clamps at 0 cannot act here (lon ≥ -180 and
+            // lat ≥ -80, so both products are ≥ 0; the checked conversion is then the shorter).
+            let x = (lon + 180) * scaleX, y = (lat + 90) * scaleY
+            let c = Int(Swift.min(y, lastRow)) &* width &+ Int(Swift.min(x, lastColumn))
+            if bits[c >> 6] & (1 << UInt64(c & 63)) != 0 { return .mayMeet }
+            return hasLarge ? .undecided : .misses
+        }
+    }
+
+    /// Runs `body` with this filter's ``Probe`` (valid only during the call).
+    public func withProbe<R>(_ body: (Probe) -> R) -> R {
+        let g = grid
+        func make(_ bits: UnsafePointer<UInt64>, _ decides: Bool) -> Probe {
+            Probe(bits: bits, width: g.width, scaleX: g.scaleX,
+                  scaleY: g.scaleY, lastColumn: g.lastColumn, lastRow: g.lastRow,
+                  fastMetres: decides ? fastMetres : -1, hasLarge: !largeGrown.isEmpty)
+        }
+        return grown.withUnsafeBufferPointer { b in
+            if let base = b.baseAddress, isUsable, b.count == (g.width &* g.height + 63) / 64 { return body(make(base, true)) }
+            var none = UInt64.max
+            return withUnsafePointer(to: &none) { body(make($0, false)) }
+        }
     }
 }

@@ -36,17 +36,11 @@ struct OccupancyGrid: Sendable {
 
     /// Column of a longitude (clamped to the grid).
     @inline(__always)
-    func column(_ lon: Double) -> Int {
-        let x = (lon + 180) * scaleX
-        return x >= 0 ? (x < lastColumn ? Int(x) : width - 1) : 0
-    }
+    func column(_ lon: Double) -> Int { gridIndex((lon + 180) * scaleX, lastColumn) }
 
     /// Row of a latitude (clamped to the grid).
     @inline(__always)
-    func row(_ lat: Double) -> Int {
-        let y = (lat + 90) * scaleY
-        return y >= 0 ? (y < lastRow ? Int(y) : height - 1) : 0
-    }
+    func row(_ lat: Double) -> Int { gridIndex((lat + 90) * scaleY, lastRow) }
 
     /// An empty grid sized for `boxes` entries, about `cellsPerBox` cells each, at most
     /// `maximumCells` cells.
@@ -66,31 +60,43 @@ struct OccupancyGrid: Sendable {
 
     /// Sets the cells a box meets, or keeps a large box aside (a box crossing the antimeridian never comes here: the
     /// index stores those as two boxes).
-    mutating func mark(_ b: BoundingBox) {
-        guard b.west <= b.east && b.south <= b.north else { return }
-        let d = OccupancyGrid.slack
-        let x0 = column(Double(b.west) - d), x1 = column(Double(b.east) + d)
-        let y0 = row(Double(b.south) - d), y1 = row(Double(b.north) + d)
-        if (x1 &- x0 &+ 1) &* (y1 &- y0 &+ 1) > width &* height / 16 {
-            if large.count <= OccupancyGrid.maximumLarge { large.append(b) }
-            return
-        }
-        let width = width
-        bits.withUnsafeMutableBufferPointer { b in
-            // Each row's run of cells is contiguous in the bits: set it a word at a time.
-            for y in y0...y1 {
-                let first = y &* width &+ x0, last = y &* width &+ x1
-                var w = first >> 6
-                let lastWord = last >> 6
-                var mask = UInt64.max << UInt64(first & 63)
-                while w < lastWord {
-                    b[w] |= mask
-                    mask = .max
-                    w &+= 1
+    mutating func mark(_ b: BoundingBox) { mark(count: 1) { _ in b } }
+
+    /// Marks the boxes `box(0)`, …, `box(count - 1)` as `mark(_:)` does each (the bits made
+    /// unique once, not once a box).
+    mutating func mark(count: Int, _ box: (Int) -> BoundingBox) {
+        let width = width, scaleX = scaleX, scaleY = scaleY, lastColumn = lastColumn, lastRow = lastRow
+        let limit = width &* height / 16, d = OccupancyGrid.slack
+        var found: [BoundingBox] = []
+        bits.withUnsafeMutableBufferPointer { bits in
+            for k in 0..<count {
+                let b = box(k)
+                guard b.west <= b.east && b.south <= b.north else { continue }
+                let x0 = gridIndex((Double(b.west) - d + 180) * scaleX, lastColumn)
+                let x1 = gridIndex((Double(b.east) + d + 180) * scaleX, lastColumn)
+                let y0 = gridIndex((Double(b.south) - d + 90) * scaleY, lastRow)
+                let y1 = gridIndex((Double(b.north) + d + 90) * scaleY, lastRow)
+                if (x1 &- x0 &+ 1) &* (y1 &- y0 &+ 1) > limit {
+                    found.append(b)
+                    continue
                 }
-                b[w] |= mask & (UInt64.max >> UInt64(63 &- (last & 63)))
+                // Each row's run of cells is contiguous in the bits: set it a word at a time.
+                for y in y0...y1 {
+                    let first = y &* width &+ x0, last = y &* width &+ x1
+                    var w = first >> 6
+                    let lastWord = last >> 6
+                    var mask = UInt64.max << UInt64(first & 63)
+                    while w < lastWord {
+                        bits[w] |= mask
+                        mask = .max
+                        w &+= 1
+                    }
+                    bits[w] |= mask & (UInt64.max >> UInt64(63 &- (last & 63)))
+                }
             }
         }
+        // More than maximumLarge is all that matters beyond it.
+        for b in found where large.count <= OccupancyGrid.maximumLarge { large.append(b) }
     }
 
     /// Adds the cells and large boxes of a grid of the same size.
@@ -133,4 +139,16 @@ struct OccupancyGrid: Sendable {
             return true
         }
     }
+}
+
+/// The cell of a coordinate already scaled to cells: ⌊v⌋ clamped to `0...last` (`last` a whole
+/// number below 2^51), NaN to 0 — as `Int(v)` with its clamps, without the checks of a
+/// conversion: the value rounded by adding 2^52 (which leaves the integer in the low bits), then
+/// one less when that rounded up.
+@inlinable @inline(__always)
+func gridIndex(_ v: Double, _ last: Double) -> Int {
+    let c = v >= 0 ? Swift.min(v, last) : 0
+    let t = c + 0x1p52
+    let r = Int(truncatingIfNeeded: t.bitPattern & 0x000F_FFFF_FFFF_FFFF)
+    return t - 0x1p52 > c ? r &- 1 : r
 }
