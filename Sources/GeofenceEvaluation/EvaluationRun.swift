@@ -453,11 +453,15 @@ public final class EvaluationRun {
             // Room for about one classification per fix, so a batch rarely regrows it.
             workers[k].answers.removeAll(keepingCapacity: n / threads + n / (4 * threads) + 64)
         }
-        heldEvents += threads == 1 ? processOnOneThread(batch) : processInSlices(batch)
+        // A batch too small to split goes on this thread alone: handing its one slice and its
+        // groups to workers costs more than they gain, and a reader parsing ahead in the
+        // background keeps the other cores (docs/evaluation.md#determinism).
+        heldEvents += threads == 1 || n < minimumSlice ? processOnOneThread(batch) : processInSlices(batch)
     }
 
-    /// One thread: the whole batch sorted spatially and queried, then the state machines in log
-    /// order. Returns the number of events the batch added.
+    /// One thread (or a batch too small to split): the whole batch sorted spatially and queried,
+    /// then the state machines in log order, group by group when the devices are in several.
+    /// Returns the number of events the batch added.
     func processOnOneThread(_ batch: [Fix]) -> Int {
         let n = batch.count, ev = evaluator, filter = currentMissFilter(), margin = ev.settings.exitMargin
         batch.withUnsafeBufferPointer { b in
@@ -472,19 +476,25 @@ public final class EvaluationRun {
         }
         let r = workers[0].answers.elements
         var added = 0
-        groups[0].withUnsafeMutableBufferPointer { t in
-            batch.withUnsafeBufferPointer { b in
-                answers.withUnsafeBufferPointer { a in
-                    for i in 0..<n {
-                        let x = a[i], d = Int(b[i].device)
-                        if Evaluator.passQuietly(candidates: x.count, state: &t[d]) { continue }
-                        let f = b[i]
-                        let before = t[d].events.count
-                        ev.apply(device: f.device, time: f.time, lat: f.lat, lon: f.lon, accuracy: f.accuracy, offset: f.offset,
-                                 candidates: UnsafeBufferPointer(rebasing: r[Int(x.start)..<Int(x.start + x.count)]),
-                                 state: &t[d])
-                        added &+= t[d].events.count &- before
-                    }
+        let mask = groupCount &- 1, shift = groupShift
+        // Each group's trackers where they are for the batch: made unique once, not moved by
+        // the state machines (which change trackers, not the arrays).
+        let trackers = UnsafeMutablePointer<UnsafeMutablePointer<DeviceTracker>?>.allocate(capacity: groupCount)
+        defer { trackers.deallocate() }
+        for g in 0..<groupCount { trackers[g] = groups[g].withUnsafeMutableBufferPointer { $0.baseAddress } }
+        batch.withUnsafeBufferPointer { b in
+            answers.withUnsafeBufferPointer { a in
+                for i in 0..<n {
+                    let x = a[i], device = Int(b[i].device)
+                    // The device is in its group (trackers were added for every device of the batch).
+                    let t = trackers[device & mask].unsafelyUnwrapped + (device &>> shift)
+                    if Evaluator.passQuietly(candidates: x.count, state: &t.pointee) { continue }
+                    let f = b[i]
+                    let before = t.pointee.events.count
+                    ev.apply(device: f.device, time: f.time, lat: f.lat, lon: f.lon, accuracy: f.accuracy, offset: f.offset,
+                             candidates: UnsafeBufferPointer(rebasing: r[Int(x.start)..<Int(x.start + x.count)]),
+                             state: &t.pointee)
+                    added &+= t.pointee.events.count &- before
                 }
             }
         }
