@@ -32,8 +32,7 @@ struct BenchOptions {
     usage: geofence-bench [--quick] [--filter NAME]... [--json OUT] [--chart OUT.svg]
                           [--check BASELINE.json [--tolerance 0.25]] [--list] [--data-root DIR] [--seed N]
                           [--peers PEERS.json] [--render RESULTS.json] [--fences-10m] [--fence-files DIR]
-                          [--peers PEERS.json] [--render RESULTS.json] [--check-parse N]
-                          [--scattered-dir DIR]
+                          [--scattered-dir DIR] [--check-parse N]
 
     Runs the benchmark suites of the fence index and the evaluator (release builds only).
       --quick            small sizes, checks answers, under 2 minutes (CI smoke test; never judge timings)
@@ -49,7 +48,6 @@ struct BenchOptions {
       --seed N           seed of every synthetic workload (default 20260905)
       --fences-10m       the fences suite also loads 10M circles (slow: several GB of files)
       --fence-files DIR  the fences suite writes its fence files to DIR and keeps them (reused when present)
-    Exit codes: 0 ok, 1 regression (--check), 2 debug build, 64 usage.
       --scattered-dir D  keep the evaluate-scattered files (fixes, fences, manifest.json) in D for the peers
       --check-parse N    do not benchmark: the decimal parser bit for bit against strtod on the
                          adversarial set and N seeded random texts; exit 1 on a mismatch
