@@ -204,8 +204,6 @@ struct ParallelReader {
     /// doubling), so that a caller gets its first fixes soon and works on them while the next
     /// round is parsed.
     var roundsBegun = 0
-    /// Whether the last round begun was one of the small first ones.
-    var lastRoundSmall = false
     /// The first round's bytes.
     static let firstRoundBytes = 1 << 16
 
@@ -271,7 +269,6 @@ struct ParallelReader {
         let small = ramping
         let target = Swift.min(small ? Self.firstRoundBytes << roundsBegun : fullRoundBytes, core.maxLineLength)
         roundsBegun += 1
-        lastRoundSmall = small
         if core.end - core.pos < target && !core.eof {
             core.end = source.compact(keeping: core.pos, end: core.end)
             core.pos = 0
