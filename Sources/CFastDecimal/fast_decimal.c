@@ -7,8 +7,13 @@
 #include <cpuid.h>
 #include <tmmintrin.h>
 
-// Whether the CPU has SSSE3, set once before main.
-static int have_ssse3 = 0;
+#include <immintrin.h>
+
+// The widest path the CPU takes, set once before main: 0 none (the caller's fallback), 1 SSSE3
+// (one number at a time), 2 AVX-512 BW/DQ/VL with the OS saving its registers (the numbers of
+// a row at once). geofence_plain_decimals_level lowers it for the tests.
+static int level = 0;
+static int best_level = 0;
 
 // By a number's length in bytes (end, 1...15, its sign included) and the place of its point
 // (point; end - 1, the last digit's place, when it has none), as entry end * 16 + point:
@@ -32,7 +37,22 @@ __attribute__((constructor)) static void fast_decimal_init(void) {
         }
     }
     unsigned a, b, c, d;
-    have_ssse3 = __get_cpuid(1, &a, &b, &c, &d) && (c & bit_SSSE3) != 0;
+    if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & bit_SSSE3)) return;
+    best_level = 1;
+    // AVX-512: the instructions (leaf 7) and the OS saving the opmask and zmm registers (XCR0
+    // bits 1, 2, 5, 6, 7 through xgetbv, which OSXSAVE says is there).
+    if ((c & bit_OSXSAVE) && __get_cpuid_count(7, 0, &a, &b, &c, &d)) {
+        const unsigned want = bit_AVX512F | bit_AVX512DQ | bit_AVX512BW | bit_AVX512VL;
+        unsigned lo, hi;
+        __asm__("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+        if ((b & want) == want && (lo & 0xE6) == 0xE6) best_level = 2;
+    }
+    level = best_level;
+}
+
+int geofence_plain_decimals_level(int wanted) {
+    if (wanted >= 0) level = wanted < best_level ? wanted : best_level;
+    return level;
 }
 
 // The plain decimal at q (16 bytes readable): its value into *value and its length (1...15),
@@ -101,15 +121,130 @@ __attribute__((target("ssse3"))) static int decimals(const unsigned char *p, int
     default: return run(p, 4, delimiter, values);
     }
 }
+
+// The AVX-512 path: the masks of the row's 16 * N bytes in one compare each, every number's
+// bounds from them by bit arithmetic (no number waits for the one before it to be converted),
+// then the N numbers converted side by side, one per 128-bit lane, as number() converts one:
+// the same shuffle masks, multiply-adds and one division each, so the same bits.
+#define AVX512 __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,bmi"), always_inline)) static inline
+AVX512 int run512(const unsigned char *p, const int N, unsigned char delimiter, double *values) {
+    const unsigned width = 16u * (unsigned)N;
+    const __mmask64 readable = width == 64 ? ~(__mmask64)0 : ((__mmask64)1 << width) - 1;
+    const __m512i v = _mm512_maskz_loadu_epi8(readable, p);                // no byte past 16 * N read
+    const __m512i d = _mm512_sub_epi8(v, _mm512_set1_epi8('0'));
+    const uint64_t G = _cvtmask64_u64(_mm512_mask_cmple_epu8_mask(readable, d, _mm512_set1_epi8(9)));
+    const uint64_t P = _cvtmask64_u64(_mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8('.')));
+    const uint64_t M = _cvtmask64_u64(_mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8('-')));
+    uint64_t rest = _cvtmask64_u64(_mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8((char)delimiter)));
+
+    unsigned starts[4] = {0, 0, 0, 0}, shapes[4] = {0, 0, 0, 0};
+    uint64_t signs[4] = {0, 0, 0, 0};
+    unsigned ok = 1, b = 0, e = 0;
+#pragma clang loop unroll(full)
+    for (int k = 0; k < N; k++) {
+        // Number k starts at b (0, or after the k-th delimiter): an optional '-', then digits
+        // and the first point; it ends at the first byte that is neither (as number() ends it).
+        const unsigned negative = (unsigned)(M >> b) & 1;
+        const unsigned s = b + negative;                                  // < 64: b <= 16k + 15 - 1
+        const uint64_t from = ~(uint64_t)0 << s;
+        uint64_t dot = P & from;
+        dot &= 0 - dot;                                                   // the first point
+        const uint64_t stop = ~(G | dot) & from;
+        e = stop ? (unsigned)__builtin_ctzll(stop) : 64;
+        // A digit just before the end, 15 bytes at most with the sign, within the bytes read.
+        ok &= (e > s) & (e - b <= 15) & (e < width);
+        const unsigned last = (e > s && e < 64 ? e : s + 1) - 1;          // a place in 0...63 either way
+        ok &= (unsigned)(G >> last) & 1;
+        const unsigned point = (unsigned)__builtin_ctzll(dot | (uint64_t)1 << last);
+        starts[k] = b;
+        shapes[k] = ((e - b) & 15) * 16 + ((point - b) & 15);
+        signs[k] = (uint64_t)negative << 63;
+        if (k == N - 1) break;
+        // The next number starts after the next delimiter, which must be where this one ends.
+        const unsigned at = rest ? (unsigned)__builtin_ctzll(rest) : 64;
+        ok &= at == e;
+        rest &= rest - 1;
+        b = at + 1;
+        // A valid run has number k + 1 at 16 (k + 1) or before: a start past it is refused, and
+        // kept there so that the 16 bytes read from it stay within the 16 * N.
+        const unsigned most = 16u * (unsigned)(k + 1);
+        ok &= b <= most;
+        b = b <= most ? b : most;
+    }
+    if (!ok) return 0;
+
+    // Lane k: the 16 bytes from number k's start and its shuffle mask (lanes past N: copies of
+    // lane 0, converted and dropped).
+    __m512i bytes = _mm512_castsi128_si512(_mm_loadu_si128((const __m128i *)(p + starts[0])));
+    __m512i shuffle = _mm512_castsi128_si512(_mm_loadu_si128((const __m128i *)masks[shapes[0]]));
+    if (N > 1) {
+        bytes = _mm512_inserti32x4(bytes, _mm_loadu_si128((const __m128i *)(p + starts[1])), 1);
+        shuffle = _mm512_inserti32x4(shuffle, _mm_loadu_si128((const __m128i *)masks[shapes[1]]), 1);
+    }
+    if (N > 2) {
+        bytes = _mm512_inserti32x4(bytes, _mm_loadu_si128((const __m128i *)(p + starts[2])), 2);
+        shuffle = _mm512_inserti32x4(shuffle, _mm_loadu_si128((const __m128i *)masks[shapes[2]]), 2);
+    }
+    if (N > 3) {
+        bytes = _mm512_inserti32x4(bytes, _mm_loadu_si128((const __m128i *)(p + starts[3])), 3);
+        shuffle = _mm512_inserti32x4(shuffle, _mm_loadu_si128((const __m128i *)masks[shapes[3]]), 3);
+    }
+    const __m512i digits = _mm512_sub_epi8(bytes, _mm512_set1_epi8('0'));
+    const __m512i only = _mm512_maskz_mov_epi8(_mm512_cmple_epu8_mask(digits, _mm512_set1_epi8(9)), digits);
+    const __m512i lanes = _mm512_shuffle_epi8(only, shuffle);
+    const __m512i pairs = _mm512_maddubs_epi16(lanes, _mm512_set1_epi16(0x010A));          // 10a + b
+    const __m512i fours = _mm512_madd_epi16(pairs, _mm512_set1_epi32(0x00010064));          // 100ab + cd
+    const __m512i eights = _mm512_madd_epi16(_mm512_packs_epi32(fours, fours), _mm512_set1_epi32(0x00012710));
+    // Each lane's low 64 bits: the high 8 digits, then the low 8; m = high * 10^8 + low.
+    const __m512i m = _mm512_add_epi64(_mm512_mul_epu32(eights, _mm512_set1_epi64(100000000)),
+                                       _mm512_srli_epi64(eights, 32));
+    const __m256i each = _mm512_castsi512_si256(_mm512_permutexvar_epi64(_mm512_setr_epi64(0, 2, 4, 6, 0, 2, 4, 6), m));
+    const __m256d scale = _mm256_setr_pd(scales[shapes[0]], scales[shapes[1]], scales[shapes[2]], scales[shapes[3]]);
+    const __m256d x = _mm256_div_pd(_mm256_cvtepi64_pd(each), scale);         // exact operands, one rounding
+    const __m256i sign = _mm256_setr_epi64x((long long)signs[0], (long long)signs[1], (long long)signs[2], (long long)signs[3]);
+    _mm256_mask_storeu_pd(values, (__mmask8)((1u << N) - 1), _mm256_castsi256_pd(_mm256_or_si256(_mm256_castpd_si256(x), sign)));
+    return (int)e;
+}
+
+__attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,bmi"))) static int decimals512(const unsigned char *p, int count,
+                                                                                      unsigned char delimiter, double *values) {
+    // A delimiter that can be part of a number is left to the one-at-a-time path.
+    if (delimiter == '-' || delimiter == '.' || (delimiter >= '0' && delimiter <= '9')) return decimals(p, count, delimiter, values);
+    switch (count) {
+    case 1: return run512(p, 1, delimiter, values);
+    case 2: return run512(p, 2, delimiter, values);
+    case 3: return run512(p, 3, delimiter, values);
+    default: return run512(p, 4, delimiter, values);
+    }
+}
 #endif
 
 int geofence_plain_decimals(const unsigned char *p, int count, unsigned char delimiter, double *values) {
 #if defined(__x86_64__)
-    if (__builtin_expect(have_ssse3, 1) && count >= 1 && count <= 4) return decimals(p, count, delimiter, values);
+    if (count >= 1 && count <= 4) {
+        if (__builtin_expect(level == 2, 1)) return decimals512(p, count, delimiter, values);
+        if (level == 1) return decimals(p, count, delimiter, values);
+    }
 #endif
     (void)p;
     (void)count;
     (void)delimiter;
     (void)values;
     return 0;
+}
+
+int geofence_line_end(const unsigned char *p) {
+#if defined(__x86_64__)
+    // SSE2, which every x86-64 CPU has: four 16-byte compares, one mask.
+    const __m128i newline = _mm_set1_epi8('\n');
+    uint64_t found = 0;
+    for (int c = 0; c < 4; c++) {
+        const __m128i v = _mm_loadu_si128((const __m128i *)(p + 16 * c));
+        found |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, newline)) << (16 * c);
+    }
+    return found ? __builtin_ctzll(found) : 64;
+#else
+    for (int i = 0; i < 64; i++) if (p[i] == '\n') return i;
+    return 64;
+#endif
 }

@@ -1,3 +1,4 @@
+import CFastDecimal
 import GeofenceBase
 
 extension CSVLogParser {
@@ -158,6 +159,9 @@ extension CSVLogParser {
             guard p[de &+ 21] == delimiter, let v = LogTime.parseUTCSeconds(p + (de &+ 1), day: &core.utcDay) else { return false }
             (time, first, numeric) = (v, de &+ 22, false)
         }
+        // The row's end, found apart from its fields: the next row's start waits for this scan
+        // only, not for the numbers (which the processor then reads for several rows at once).
+        let lineEnd = first &+ Int(geofence_line_end(p + first))
         // The numbers that follow, in one call: (time,) lat, lon (, accuracy).
         var n = (0.0, 0.0, 0.0, 0.0)
         let count = (numeric ? 3 : 2) &+ (hasAccuracy ? 1 : 0)
@@ -168,15 +172,10 @@ extension CSVLogParser {
         let (lat, lon, accuracy) = numeric ? (n.1, n.2, n.3) : (n.0, n.1, n.2)
         if numeric { time = n.0 }
         guard lat >= -90 && lat <= 90 && lon >= -180 && lon <= 180 && accuracy >= 0 else { return false }
+        // The numbers end the row: at its `\n`, or at a `\r` just before it.
         let last = first &+ length
-        let c = p[last]
-        let next: Int
-        if c == 0x0A {
-            next = last &+ 1
-        } else {
-            guard c == 0x0D && p[last &+ 1] == 0x0A else { return false }
-            next = last &+ 2
-        }
+        guard last == lineEnd || (last &+ 1 == lineEnd && p[last] == 0x0D) else { return false }
+        let next = lineEnd &+ 1
         // As ReadCore.time, once the row is known to be whole.
         let t = numeric ? core.seconds(time) : time
         guard t >= core.timeRange.earliest && t <= core.timeRange.latest else { return false }

@@ -1,6 +1,6 @@
 #pragma once
 
-// Plain decimal numbers `[-]digits[.digits]` converted with SSSE3 (docs/logs.md, "Numbers"):
+// Plain decimal numbers `[-]digits[.digits]` converted with SSSE3 or AVX-512 (docs/logs.md, "Numbers"):
 // the CSV reader's one-check rows call it for their run of numeric fields and keep their own
 // path as the fallback.
 
@@ -12,7 +12,18 @@
 // is, is the caller's to check). Returns 0, values maybe partly written, when it does not
 // decide: a number without a digit, with a '+', a '.' without a digit after it, a number of
 // 16 bytes or more (its sign included), a number not followed by the delimiter (but the last),
-// or a CPU without SSSE3. Within those bounds a number has at most 15 digits (below 2^53) and
+// or a CPU without SSSE3. With AVX-512 (BW, DQ, VL) the numbers of a run are found and
+// converted side by side, with the same results. Within those bounds a number has at most 15 digits (below 2^53) and
 // 14 fraction digits, so one division by an exact power of ten gives the correctly rounded
 // value (Clinger's fast path).
 int geofence_plain_decimals(const unsigned char *p, int count, unsigned char delimiter, double *values);
+
+// The path geofence_plain_decimals takes: 0 none (it always returns 0), 1 SSSE3, 2 AVX-512;
+// detected once at start as the best the CPU and OS allow. A `wanted` of 0 or more sets it
+// (never above what was detected; for tests); a negative one only reads it. Returns the path now.
+int geofence_plain_decimals_level(int wanted);
+
+// The offset of the first '\n' in the 64 bytes at p (all readable), or 64 when there is none.
+// The CSV reader finds a row's end with it apart from reading the row's fields, so that the
+// next row's start does not wait for them.
+int geofence_line_end(const unsigned char *p);

@@ -3,10 +3,22 @@ import XCTest
 import GeofenceTestSupport
 @testable import GeofenceLogs
 
-/// `geofence_plain_decimals` (Sources/CFastDecimal, the SSSE3 numbers of the one-check CSV
-/// row) against `Double(String)` (strtod) bit for bit, and its ends and declines against a
-/// scan of the text written here from the documented rules.
+/// `geofence_plain_decimals` (Sources/CFastDecimal, the SSSE3 and AVX-512 numbers of the
+/// one-check CSV row) against `Double(String)` (strtod) bit for bit, and its ends and declines
+/// against a scan of the text written here from the documented rules; every path the CPU has,
+/// each on its own. `geofence_line_end` against a scan.
 final class FastDecimalTests: XCTestCase {
+    /// Runs `body` once per path this CPU takes (1 SSSE3, 2 AVX-512), the path set for it.
+    func forEachPath(_ body: (Int) -> Void) {
+        let best = Int(geofence_plain_decimals_level(-1))
+        defer { geofence_plain_decimals_level(Int32(best)) }
+        guard best > 0 else { return }
+        for level in 1...best {
+            XCTAssertEqual(Int(geofence_plain_decimals_level(Int32(level))), level)
+            body(level)
+        }
+    }
+
     /// Where the run of `count` numbers at `bytes` ends and their strtod values, or nil where
     /// the function must decline: the rules of fast_decimal.h, byte by byte.
     func reference(_ bytes: [UInt8], count: Int) -> (end: Int, values: [Double])? {
@@ -89,45 +101,103 @@ final class FastDecimalTests: XCTestCase {
     /// More than a million numbers, alone and in runs of 2 to 4 separated by ',' (and now and
     /// then by another byte), bit for bit as strtod, each run's end where the text says.
     func testRandomNumbersAsStrtod() {
-        var g = SeededGenerator(seed: 0x5D_EC1A)
-        var numbers = 0, decided = 0
-        while numbers < 1_100_000 {
-            let count = 1 + Int(g.next() % 4)
-            var text = ""
-            for k in 0..<count {
-                text += number(&g)
-                if k < count - 1 { text += g.next() % 64 == 0 ? ";" : "," }
+        forEachPath { level in
+            var g = SeededGenerator(seed: 0x5D_EC1A)
+            var numbers = 0, decided = 0
+            while numbers < 1_100_000 {
+                let count = 1 + Int(g.next() % 4)
+                var text = ""
+                for k in 0..<count {
+                    text += number(&g)
+                    if k < count - 1 { text += g.next() % 64 == 0 ? ";" : "," }
+                }
+                if check(text, count: count, &g) { decided += count }
+                numbers += count
             }
-            if check(text, count: count, &g) { decided += count }
-            numbers += count
+            // Most of the shapes are decided (the rest is the caller's fallback).
+            XCTAssertGreaterThan(decided, numbers / 5, "path \(level)")
         }
-        // Most of the shapes are decided (the rest is the caller's fallback).
-        XCTAssertGreaterThan(decided, numbers / 5)
+    }
+
+    /// Runs of numbers with other delimiters (';', a tab, and bytes that can be part of a
+    /// number: '.', '-', a digit): every path gives the same end and the same bits as the
+    /// one-number-at-a-time path, and, for a delimiter that cannot be in a number, as strtod
+    /// over the fields.
+    func testOtherDelimitersAgreeAcrossPaths() {
+        guard geofence_plain_decimals_level(-1) >= 1 else { return }
+        var g = SeededGenerator(seed: 0xDE11)
+        for delimiter in Array(";\t.-7|".utf8) {
+            for _ in 0..<20_000 {
+                let count = 1 + Int(g.next() % 4)
+                var bytes: [UInt8] = []
+                for k in 0..<count {
+                    bytes += Array(number(&g).utf8)
+                    if k < count - 1 { bytes.append(g.next() % 32 == 0 ? UInt8(ascii: ",") : delimiter) }
+                }
+                while bytes.count < 16 * count + 16 { bytes.append(Array("0123456789.,;\t-\n".utf8)[Int(g.next() % 16)]) }
+                var results: [(Int, [Double])] = []
+                forEachPath { _ in
+                    var values = [Double](repeating: .nan, count: 4)
+                    let end = Int(geofence_plain_decimals(bytes, Int32(count), delimiter, &values))
+                    results.append((end, end > 0 ? Array(values[0..<count]) : []))
+                }
+                let text = String(decoding: bytes.prefix(40), as: UTF8.self)
+                for r in results.dropFirst() {
+                    XCTAssertEqual(r.0, results[0].0, "end of \(text) (delimiter \(delimiter))")
+                    XCTAssertEqual(r.1.map(\.bitPattern), results[0].1.map(\.bitPattern), "\(text) (delimiter \(delimiter))")
+                }
+                // A delimiter outside numbers: the values are strtod's of the fields.
+                if let (end, values) = results.last, end > 0, delimiter == UInt8(ascii: ";") || delimiter == 9 || delimiter == UInt8(ascii: "|") {
+                    let fields = bytes[0..<end].split(separator: delimiter, omittingEmptySubsequences: false)
+                    XCTAssertEqual(fields.count, count, text)
+                    for (k, field) in fields.enumerated() where k < values.count {
+                        XCTAssertEqual(values[k].bitPattern, Double(String(decoding: field, as: UTF8.self))?.bitPattern, text)
+                    }
+                }
+            }
+        }
+    }
+
+    /// `geofence_line_end`: the first `\n` of 64 bytes, or 64, against a scan.
+    func testLineEnd() {
+        var g = SeededGenerator(seed: 0x11E)
+        for _ in 0..<50_000 {
+            var bytes = (0..<80).map { _ in Array("0123456789.,-\r\n\"x".utf8)[Int(g.next() % 16)] }
+            // Mostly one newline somewhere in the 64 bytes or none; now and then several.
+            if g.next() % 2 == 0 { bytes = bytes.map { $0 == 0x0A ? UInt8(ascii: "0") : $0 } }
+            if g.next() % 3 == 0 { bytes[Int(g.next() % 80)] = 0x0A }
+            let want = bytes.prefix(64).firstIndex(of: 0x0A) ?? 64
+            XCTAssertEqual(Int(geofence_line_end(bytes)), want, String(decoding: bytes, as: UTF8.self))
+        }
     }
 
     /// Every shape of a coordinate, an epoch time and an accuracy, as the one-check row has them.
     func testLogShapes() {
-        var g = SeededGenerator(seed: 7)
-        for text in ["1750000000,-51.8698458,77.1606328,27.0", "36.88474,-76.35246", "0,0,0,0", "-0,-0.0,0.5,.5",
-                     "1750000000.123,-90,180,0.0000001", "999999999999999,-179.9999999999,89.99999999999,.00000000000001"] {
-            let count = text.split(separator: ",").count
-            XCTAssertTrue(check(text + "\n", count: count, &g), text)
+        forEachPath { level in
+            var g = SeededGenerator(seed: 7)
+            for text in ["1750000000,-51.8698458,77.1606328,27.0", "36.88474,-76.35246", "0,0,0,0", "-0,-0.0,0.5,.5",
+                         "1750000000.123,-90,180,0.0000001", "999999999999999,-179.9999999999,89.99999999999,.00000000000001"] {
+                let count = text.split(separator: ",").count
+                XCTAssertTrue(check(text + "\n", count: count, &g), "\(text), path \(level)")
+            }
+            var values = [Double](repeating: 0, count: 4)
+            XCTAssertEqual(geofence_plain_decimals(Array("-0,5\n".utf8) + [UInt8](repeating: 0, count: 48), 2, UInt8(ascii: ","), &values), 4)
+            XCTAssertEqual(values[0].sign, .minus)                          // -0, as strtod
         }
-        var values = [Double](repeating: 0, count: 4)
-        XCTAssertEqual(geofence_plain_decimals(Array("-0,5\n".utf8) + [UInt8](repeating: 0, count: 48), 2, UInt8(ascii: ","), &values), 4)
-        XCTAssertEqual(values[0].sign, .minus)                          // -0, as strtod
     }
 
     /// What it must decline: no digit, a '+', a point without a digit after it, a number of 16
     /// bytes, a number not followed by the delimiter (a second point ends a number there).
     func testDeclines() {
-        var g = SeededGenerator(seed: 11)
-        let cases: [(String, Int)] = [("", 1), ("-", 1), (".", 1), ("-.", 1), ("--1", 1), ("+5", 1), ("5.", 1), ("-5.", 1),
-                                      ("1.2.3,4", 2), ("1..2", 1), ("1234567890123456", 1), ("123456789012345.6", 2),
-                                      ("0.1234567890123456", 2), ("1;2", 2), ("1,,2", 3), ("1,+2", 2), ("1,2.", 2), ("1e5,2", 2), ("1,2-3", 3), ("-123456789012.34", 1),
-                                      ("1,2,3," + String(repeating: "1", count: 20), 4), ("1,123456789012345.6", 2)]
-        for (text, count) in cases {
-            XCTAssertFalse(check(text + "\n", count: count, &g), text)
+        forEachPath { level in
+            var g = SeededGenerator(seed: 11)
+            let cases: [(String, Int)] = [("", 1), ("-", 1), (".", 1), ("-.", 1), ("--1", 1), ("+5", 1), ("5.", 1), ("-5.", 1),
+                                          ("1.2.3,4", 2), ("1..2", 1), ("1234567890123456", 1), ("123456789012345.6", 2),
+                                          ("0.1234567890123456", 2), ("1;2", 2), ("1,,2", 3), ("1,+2", 2), ("1,2.", 2), ("1e5,2", 2), ("1,2-3", 3), ("-123456789012.34", 1),
+                                          ("1,2,3," + String(repeating: "1", count: 20), 4), ("1,123456789012345.6", 2)]
+            for (text, count) in cases {
+                XCTAssertFalse(check(text + "\n", count: count, &g), "\(text), path \(level)")
+            }
         }
     }
 }
