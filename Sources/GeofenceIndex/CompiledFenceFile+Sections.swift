@@ -1,5 +1,6 @@
 import Foundation
 import GeofenceBase
+import Synchronization
 
 #if _endian(big)
 #error("compiled fence files are little-endian; this build writes them with native stores")
@@ -266,10 +267,12 @@ final class SectionReader {
         guard Hash64.hash(UnsafeRawPointer(map) + skip, count: e.length) == e.checksum else { throw bad("checksum mismatch in section \(s)") }
     }
 
-    /// The tree's node blocks, read into 64-byte-aligned storage, checksum checked.
-    func blocks(_ s: Section, count: Int) throws(GeofenceError) -> BlockStorage {
+    /// The tree's node blocks, read into 64-byte-aligned storage, checksum checked (its
+    /// length is the caller's to check against the tree's shape).
+    func blocks(_ s: Section) throws(GeofenceError) -> BlockStorage {
         let e = try entry(s)
-        guard e.length == 4 * count else { throw bad("section \(s) holds \(e.length) bytes, expected \(4 * count)") }
+        guard e.length % 4 == 0 else { throw bad("section \(s) is not a whole number of 4-byte values") }
+        let count = e.length / 4
         let storage = BlockStorage(count: count, zeroed: false)
         SectionReader.adviseHugePages(UnsafeMutableRawPointer(storage.words), e.length)
         if e.length > 0 { try readExactly(UnsafeMutableRawPointer(storage.words), count: e.length, at: e.offset) }
@@ -286,5 +289,68 @@ final class SectionReader {
             guard x >= prev else { throw bad("\(what) offsets decrease") }
             prev = x
         }
+    }
+}
+
+/// A value a job of ``OpenJobs`` sets, taken once the jobs are done.
+final class Held<T>: @unchecked Sendable {
+    var value: T
+    init(_ value: T) { self.value = value }
+
+    /// The value, leaving nothing behind to share its storage (so it is not copied when changed).
+    func take() -> T where T: RangeReplaceableCollection {
+        var v = T()
+        swap(&v, &value)
+        return v
+    }
+
+    /// The value, leaving nil.
+    func take<U>() -> U? where T == U? {
+        var v: U? = nil
+        swap(&v, &value)
+        return v
+    }
+}
+
+/// The reads and checks of ``CompiledFenceFile/open(path:threads:)``: each job's error kept,
+/// the jobs run largest first on up to the given number of threads, and the first error in
+/// the order the jobs were added thrown (on one thread: in that order, stopping at the first
+/// error, as a serial open).
+final class OpenJobs: @unchecked Sendable {
+    private let reader: SectionReader
+    private var jobs: [(size: Int, run: () throws(GeofenceError) -> Void)] = []
+
+    init(_ reader: SectionReader) { self.reader = reader }
+
+    /// A section's read (its length as the job's size).
+    func add(_ s: CompiledFenceFile.Section, _ run: @escaping () throws(GeofenceError) -> Void) {
+        jobs.append((size: (try? reader.entry(s).length) ?? 0, run: run))
+    }
+
+    /// A job of about `size` units of work.
+    func add(size: Int, _ run: @escaping () throws(GeofenceError) -> Void) {
+        jobs.append((size: size, run: run))
+    }
+
+    func run(threads: Int) throws(GeofenceError) {
+        defer { jobs = [] }
+        if threads <= 1 || jobs.count < 2 {
+            for j in jobs { try j.run() }
+            return
+        }
+        var errors = [GeofenceError?](repeating: nil, count: jobs.count)
+        let order = jobs.indices.sorted { jobs[$0].size > jobs[$1].size }
+        let next = Atomic<Int>(0)
+        errors.withUnsafeMutableBufferPointer { e in
+            let out = UnsafeShared(base: e.baseAddress!)
+            DispatchQueue.concurrentPerform(iterations: Swift.min(threads, jobs.count)) { _ in
+                while true {
+                    let k = next.wrappingAdd(1, ordering: .relaxed).oldValue
+                    guard k < order.count else { return }
+                    do throws(GeofenceError) { try self.jobs[order[k]].run() } catch { out.base[order[k]] = error }
+                }
+            }
+        }
+        if let first = errors.first(where: { $0 != nil }) { throw first! }
     }
 }

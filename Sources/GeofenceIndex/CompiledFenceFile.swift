@@ -154,12 +154,15 @@ public struct CompiledFenceFile: Sendable {
 
     /// Opens a compiled fence file: checks the header (magic, version, byte order, section
     /// table, file length), the checksum of every section it reads and every offset the
-    /// queries follow, then reads the sections into the index's arrays.
+    /// queries follow, then reads the sections into the index's arrays. With `threads` above
+    /// 1, the sections are read (and hashed), then checked, by that many threads at once,
+    /// largest first; a damaged file gets the error a one-thread open gives (the first in
+    /// the order below).
     /// - Throws: `GeofenceError.input` with kind `.notFound`, `.notAFile`, `.cannotOpen` or
     ///   `.readFailed` when the file cannot be read, `.malformed` (with what is wrong) when
     ///   it is not a compiled fence file of this version and byte order, or is damaged.
     /// - Complexity: O(file size without the side sections), one read of each byte.
-    public static func open(path: String) throws(GeofenceError) -> CompiledFenceFile {
+    public static func open(path: String, threads: Int = 1) throws(GeofenceError) -> CompiledFenceFile {
         let r = try SectionReader(path: path)
         defer { r.close() }
         return try r.withMalformed { () throws(GeofenceError) -> CompiledFenceFile in
@@ -170,64 +173,116 @@ public struct CompiledFenceFile: Sendable {
             }
             guard meta[2] == meta[0] else { throw r.bad("\(meta[2]) live fences of \(meta[0]) slots; a compiled file holds only live fences") }
             let n = Int(meta[0]), records = Int(meta[1]), live = n, treeCount = Int(meta[3])
-            // The side sections are checked first, read only when a command needs the fences: their
-            // pages, mapped while hashed, are gone before the arrays the queries use are read.
+            // The side sections are checked first (mapped while hashed, unmapped before the other
+            // sections are read: their pages add nothing to the peak), read only when a command
+            // needs the fences; then every section the queries use, read into its array.
             var side: [Section: Entry] = [:]
-            for s in [Section.sources, .sourceFiles, .propertyEnds, .propertyBytes] {
-                side[s] = try r.entry(s)
-                try r.verify(s)
-            }
+            for s in [Section.sources, .sourceFiles, .propertyEnds, .propertyBytes] { side[s] = try r.entry(s) }
+            let sideChecks = OpenJobs(r)
+            for s in [Section.sources, .sourceFiles, .propertyEnds, .propertyBytes] { sideChecks.add(s) { () throws(GeofenceError) in try r.verify(s) } }
+            try sideChecks.run(threads: threads)
+            let reads = OpenJobs(r)
+            let idBytes = Held<[UInt8]>([]), idEnds = Held<[UInt32]>([]), recordOf = Held<[Int32]>([]), slotOf = Held<[Int32]>([])
+            let alive = Held<[UInt64]>([]), orderKeys = Held<[UInt32]>([]), circles = Held<[CompiledCircle]>([]), splitWords = Held<[UInt32]>([])
+            reads.add(.idBytes) { () throws(GeofenceError) in idBytes.value = try r.array(.idBytes) }
+            reads.add(.idEnds) { () throws(GeofenceError) in idEnds.value = try r.array(.idEnds) }
+            reads.add(.recordOf) { () throws(GeofenceError) in recordOf.value = try r.array(.recordOf, count: n) }
+            reads.add(.slotOf) { () throws(GeofenceError) in slotOf.value = try r.array(.slotOf, count: records) }
+            reads.add(.alive) { () throws(GeofenceError) in alive.value = try r.array(.alive, count: (records + 63) / 64) }
+            reads.add(.orderKeys) { () throws(GeofenceError) in orderKeys.value = try r.array(.orderKeys, count: records) }
+            reads.add(.circles) { () throws(GeofenceError) in circles.value = try r.array(.circles, count: records) }
+            reads.add(.splits) { () throws(GeofenceError) in splitWords.value = try r.array(.splits) }
+            let coords = Held<[Double]>([]), ringStarts = Held<[Int32]>([]), partRings = Held<[Int32]>([]), partBoxes = Held<[Double]>([])
+            let partBandFirst = Held<[Int32]>([]), partBandCount = Held<[Int32]>([]), partBandScale = Held<[Double]>([])
+            let bandStarts = Held<[Int32]>([]), bandEdges = Held<[Int32]>([]), polygonParts = Held<[Int32]>([])
+            reads.add(.coords) { () throws(GeofenceError) in coords.value = try r.array(.coords) }
+            reads.add(.ringStarts) { () throws(GeofenceError) in ringStarts.value = try r.array(.ringStarts) }
+            reads.add(.partRings) { () throws(GeofenceError) in partRings.value = try r.array(.partRings) }
+            reads.add(.partBoxes) { () throws(GeofenceError) in partBoxes.value = try r.array(.partBoxes) }
+            reads.add(.partBandFirst) { () throws(GeofenceError) in partBandFirst.value = try r.array(.partBandFirst) }
+            reads.add(.partBandCount) { () throws(GeofenceError) in partBandCount.value = try r.array(.partBandCount) }
+            reads.add(.partBandScale) { () throws(GeofenceError) in partBandScale.value = try r.array(.partBandScale) }
+            reads.add(.bandStarts) { () throws(GeofenceError) in bandStarts.value = try r.array(.bandStarts) }
+            reads.add(.bandEdges) { () throws(GeofenceError) in bandEdges.value = try r.array(.bandEdges) }
+            reads.add(.polygonParts) { () throws(GeofenceError) in polygonParts.value = try r.array(.polygonParts) }
+            let nodeStarts = Held<[Int64]>([]), treeWords = Held<BlockStorage?>(nil)
+            reads.add(.treeNodeStarts) { () throws(GeofenceError) in nodeStarts.value = try r.array(.treeNodeStarts) }
+            // Its length is checked against the tree's shape once that is known (below).
+            reads.add(.treeWords) { () throws(GeofenceError) in treeWords.value = try r.blocks(.treeWords) }
+            let optionFlags = Held<[UInt8]>([]), dwellSlots = Held<[Int32]>([]), dwellValues = Held<[Double]>([])
+            let noteSlots = Held<[Int32]>([]), noteEnds = Held<[UInt32]>([]), noteBytes = Held<[UInt8]>([])
+            reads.add(.optionFlags) { () throws(GeofenceError) in optionFlags.value = try r.array(.optionFlags, count: n) }
+            reads.add(.dwellSlots) { () throws(GeofenceError) in dwellSlots.value = try r.array(.dwellSlots) }
+            reads.add(.dwellValues) { () throws(GeofenceError) in dwellValues.value = try r.array(.dwellValues) }
+            reads.add(.noteSlots) { () throws(GeofenceError) in noteSlots.value = try r.array(.noteSlots) }
+            reads.add(.noteEnds) { () throws(GeofenceError) in noteEnds.value = try r.array(.noteEnds) }
+            reads.add(.noteBytes) { () throws(GeofenceError) in noteBytes.value = try r.array(.noteBytes) }
+            try reads.run(threads: threads)
+
             var t = FenceTable()
-            t.ids = IdentifierStore(bytes: try r.array(.idBytes), ends: try r.array(.idEnds))
-            try r.offsets(t.ids.ends, count: n + 1, total: t.ids.bytes.count, "identifier")
-            t.recordOf = try r.array(.recordOf, count: n)
-            t.slotOf = try r.array(.slotOf, count: records)
-            t.alive = try r.array(.alive, count: (records + 63) / 64)
-            t.orderKeys = try r.array(.orderKeys, count: records)
-            // Checked before the larger sections are read (its scratch then adds nothing to the peak).
-            try checkSlots(t, records: records, r)
-            t.circles = try r.array(.circles, count: records)
-            let splitWords: [UInt32] = try r.array(.splits)
-            guard splitWords.count % 5 == 0 else { throw r.bad("the split section is not a whole number of records") }
-            t.splits = stride(from: 0, to: splitWords.count, by: 5).map { k in
-                FenceTable.SplitRecord(record: Int32(bitPattern: splitWords[k]),
-                                       primary: BoundingBox(west: Float(bitPattern: splitWords[k + 1]), south: Float(bitPattern: splitWords[k + 2]),
-                                                            east: Float(bitPattern: splitWords[k + 3]), north: Float(bitPattern: splitWords[k + 4])))
+            t.ids = IdentifierStore(bytes: idBytes.take(), ends: idEnds.take())
+            t.recordOf = recordOf.take()
+            t.slotOf = slotOf.take()
+            t.alive = alive.take()
+            t.orderKeys = orderKeys.take()
+            t.circles = circles.take()
+            let words = splitWords.take()
+            guard words.count % 5 == 0 else { throw r.bad("the split section is not a whole number of records") }
+            t.splits = stride(from: 0, to: words.count, by: 5).map { k in
+                FenceTable.SplitRecord(record: Int32(bitPattern: words[k]),
+                                       primary: BoundingBox(west: Float(bitPattern: words[k + 1]), south: Float(bitPattern: words[k + 2]),
+                                                            east: Float(bitPattern: words[k + 3]), north: Float(bitPattern: words[k + 4])))
             }
             var p = PolygonTable()
-            p.coords = try r.array(.coords)
-            p.ringStarts = try r.array(.ringStarts)
-            p.partRings = try r.array(.partRings)
-            p.partBoxes = try r.array(.partBoxes)
-            p.partBandFirst = try r.array(.partBandFirst)
-            p.partBandCount = try r.array(.partBandCount)
-            p.partBandScale = try r.array(.partBandScale)
-            p.bandStarts = try r.array(.bandStarts)
-            p.bandEdges = try r.array(.bandEdges)
-            p.polygonParts = try r.array(.polygonParts)
+            p.coords = coords.take()
+            p.ringStarts = ringStarts.take()
+            p.partRings = partRings.take()
+            p.partBoxes = partBoxes.take()
+            p.partBandFirst = partBandFirst.take()
+            p.partBandCount = partBandCount.take()
+            p.partBandScale = partBandScale.take()
+            p.bandStarts = bandStarts.take()
+            p.bandEdges = bandEdges.take()
+            p.polygonParts = polygonParts.take()
             t.polygons = p
             t.liveCount = live
-            try checkTable(t, r)
 
             var tree = PackedRTree()
-            let nodeStarts: [Int64] = try r.array(.treeNodeStarts)
-            tree.nodeStarts = nodeStarts.map { Int(truncatingIfNeeded: $0) }
+            tree.nodeStarts = nodeStarts.take().map { Int(truncatingIfNeeded: $0) }
             tree.count = treeCount
             tree.rootBox = BoundingBox(west: Float(bitPattern: UInt32(truncatingIfNeeded: meta[4])), south: Float(bitPattern: UInt32(truncatingIfNeeded: meta[5])),
                                        east: Float(bitPattern: UInt32(truncatingIfNeeded: meta[6])), north: Float(bitPattern: UInt32(truncatingIfNeeded: meta[7])))
-            try checkTreeShape(tree, records: records, r)
-            tree.storage = try r.blocks(.treeWords, count: PackedRTree.stride * tree.nodeStarts.last!)
-            try checkTreeValues(tree, records: records, splits: t.splits.count, r)
+            let options = FenceOptionTable(flags: optionFlags.take(), dwellSlots: dwellSlots.take(), dwellValues: dwellValues.take(),
+                                           noteSlots: noteSlots.take(), noteEnds: noteEnds.take(), noteBytes: noteBytes.take())
 
-            let options = FenceOptionTable(flags: try r.array(.optionFlags, count: n),
-                                           dwellSlots: try r.array(.dwellSlots), dwellValues: try r.array(.dwellValues),
-                                           noteSlots: try r.array(.noteSlots), noteEnds: try r.array(.noteEnds), noteBytes: try r.array(.noteBytes))
-            try checkOptions(options, r)
-            try checkValues(t, options, r)
+            // The checks, in this order (each reads the arrays only), at once on `threads` threads.
+            let checks = OpenJobs(r)
+            let table = t
+            checks.add(size: n) { () throws(GeofenceError) in
+                try r.offsets(table.ids.ends, count: n + 1, total: table.ids.bytes.count, "identifier")
+                try checkSlots(table, records: records, r)
+            }
+            checks.add(size: table.polygons.coords.count / 2 + table.polygons.bandEdges.count) { () throws(GeofenceError) in try checkTable(table, r) }
+            let shaped = Held<PackedRTree?>(nil)
+            checks.add(size: records) { () throws(GeofenceError) in
+                var checked = tree
+                try checkTreeShape(checked, records: records, r)
+                let words = try r.entry(.treeWords).length
+                let count = PackedRTree.stride * checked.nodeStarts.last!
+                guard let storage = treeWords.take(), words == 4 * count else {
+                    throw r.bad("section \(Section.treeWords) holds \(words) bytes, expected \(4 * count)")
+                }
+                checked.storage = storage
+                try checkTreeValues(checked, records: records, splits: table.splits.count, r)
+                shaped.value = checked
+            }
+            checks.add(size: n) { () throws(GeofenceError) in try checkOptions(options, r) }
+            checks.add(size: records + table.polygons.coords.count / 2) { () throws(GeofenceError) in try checkValues(table, options, r) }
+            try checks.run(threads: threads)
 
             var index = FenceIndex()
             index.table = t
-            index.main = tree
+            index.main = shaped.take()!
             return CompiledFenceFile(path: path, index: index, options: options, side: side)
         }
     }

@@ -54,17 +54,20 @@ public final class Geofencer: Sendable {
     ///     every other property is dropped once read.
     ///   - progress: called with each phase as it starts (`reading fences ...`, `indexing N
     ///     fences`), for a progress line.
+    ///   - threads: threads that may read a compiled fence file at once (its sections read and
+    ///     checked side by side; docs/compiled-fences.md).
     /// - Throws: `GeofenceError.input` for a file that cannot be read or parsed, or (strict)
     ///   the first fence problem as `invalidRecord`; `.invalidArgument` (`crs`) for an unknown CRS
     ///   or one conflicting with a source's own, or a `crs` given with a compiled fence file
     ///   among `paths`; (`layer`) for a missing or ambiguous layer.
     /// - Complexity: O(n log n) for n fences, plus GEOS validity checks of polygons.
     public init(contentsOf paths: [String], crs: String? = nil, layer: String? = nil, fields: FenceFieldOptions = FenceFieldOptions(),
-                skipInvalid: Bool = false, keepingProperties names: [String] = [], progress: ((String) -> Void)? = nil) throws(GeofenceError) {
+                skipInvalid: Bool = false, keepingProperties names: [String] = [], progress: ((String) -> Void)? = nil,
+                threads: Int = 1) throws(GeofenceError) {
         if crs != nil { try FenceSet.refuseCRSWithCompiledFiles(paths) }
         if paths.count == 1, CompiledFenceFile.isCompiled(path: paths[0]) {
             // One compiled fence file: opened as it is (checked, no parse, no rebuild).
-            let file = try CompiledFenceFile.open(path: paths[0])
+            let file = try CompiledFenceFile.open(path: paths[0], threads: threads)
             compiled = CompiledFences(file: file)
             skippedProblems = [:]
             // The chosen properties are read from the file's side section, the rest not kept.

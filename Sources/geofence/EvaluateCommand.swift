@@ -16,7 +16,7 @@ enum EvaluateCommand {
             .value("--format", name: "ndjson|csv|geojson|geojsonl", help: "Event format (default ndjson); geojson: a FeatureCollection of Point features, geojsonl: one feature per line."),
             .value("--event-fields", name: "list", help: "Optional fields to add: accuracy (the fix's, metres, when the log has one), duration (dwell and exit: seconds since the visit's enter)."),
             .value("--event-properties", name: "list", help: "Fence properties to copy into every event as fence_<name>, e.g. name,kind."),
-            .value("--threads", "-j", name: "n", help: "Worker threads, partitioned by device (default: all cores). Output is identical for any value."),
+            .value("--threads", "-j", name: "n", help: "Worker threads (default: all cores): they open a compiled fence file, read the log and evaluate, partitioned by device. Output is identical for any value."),
             .value("--exit-margin", name: "metres", help: "An exit needs the accuracy circle to clear the edge by this much (default 0)."),
             .value("--dwell", name: "seconds", help: "Dwell time for fences without their own 'dwell' property (default: none)."),
             .flag("--skip-invalid", help: "Skip bad rows and bad fences, count them by reason (default: stop at the first, exit 65)."),
@@ -73,7 +73,7 @@ enum EvaluateCommand {
         let start = DispatchTime.now()
         let engine = try loadFences(fencePaths, crs: args.value("--crs"), layer: args.value("--layer"),
                                     fields: args.fenceFields(delimiter: "--fence-delimiter"), skipInvalid: skipInvalid,
-                                    command: "evaluate", keepingProperties: propertyNames, reportSkipped: false)
+                                    command: "evaluate", keepingProperties: propertyNames, reportSkipped: false, threads: threads)
         if let missing = engine.eventProperties?.missingNames, !missing.isEmpty, engine.compiled.index.count > 0 {
             throw CommandError.usage("geofence evaluate: option '--event-properties': no fence has a property " + missing.map { "'\($0)'" }.joined(separator: ", "))
         }

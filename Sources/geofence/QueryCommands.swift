@@ -69,11 +69,11 @@ enum NearestCommand {
 /// Loads, checks and compiles fences for a command, with a progress line on a terminal;
 /// skipped counts go to stderr unless `reportSkipped` is false (the caller words them).
 func loadFences(_ paths: [String], crs: String?, layer: String?, fields: FenceFieldOptions, skipInvalid: Bool, command: String,
-                keepingProperties names: [String] = [], reportSkipped: Bool = true) throws -> Geofencer {
+                keepingProperties names: [String] = [], reportSkipped: Bool = true, threads: Int = 1) throws -> Geofencer {
     let progress = PhaseProgress(command: command)
     defer { progress.finish() }
     let engine = try Geofencer(contentsOf: paths, crs: crs, layer: layer, fields: fields, skipInvalid: skipInvalid, keepingProperties: names,
-                               progress: progress.phase)
+                               progress: progress.phase, threads: threads)
     let skipped = engine.skippedProblems
     if !skipped.isEmpty && reportSkipped {
         let total = skipped.values.reduce(0, +)

@@ -95,11 +95,28 @@ final class CompiledFenceFileTests: XCTestCase {
         XCTAssertEqual(index.slot(of: "new"), Int32(fences.count))
     }
 
-    func open(_ path: String) -> Result<([Fence], CompiledFences), GeofenceError> {
-        Result { () throws(GeofenceError) in
-            let opened = CompiledFences(file: try CompiledFenceFile.open(path: path))
-            return (try opened.loadFences(), opened)
+    /// Opens `path` with one thread, and again with 3 (sections read and checked side by
+    /// side): the same fences and answers, or the same error, every time.
+    func open(_ path: String, file: StaticString = #filePath, line: UInt = #line) -> Result<([Fence], CompiledFences), GeofenceError> {
+        func attempt(_ threads: Int) -> Result<([Fence], CompiledFences), GeofenceError> {
+            Result { () throws(GeofenceError) in
+                let opened = CompiledFences(file: try CompiledFenceFile.open(path: path, threads: threads))
+                return (try opened.loadFences(), opened)
+            }
         }
+        let one = attempt(1)
+        for threads in [3] {
+            switch (one, attempt(threads)) {
+            case (.success(let a), .success(let b)):
+                XCTAssertEqual(b.0, a.0, "\(threads) threads: other fences", file: file, line: line)
+                XCTAssertEqual(answers(b.1), answers(a.1), "\(threads) threads: other answers", file: file, line: line)
+            case (.failure(let a), .failure(let b)):
+                XCTAssertEqual("\(b)", "\(a)", "\(threads) threads: another error", file: file, line: line)
+            case (_, let b):
+                XCTFail("\(threads) threads: \(b) where one thread gave \(one)", file: file, line: line)
+            }
+        }
+        return one
     }
 
     /// The section table of a compiled file: (offset, length) of every section.
