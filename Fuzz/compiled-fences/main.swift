@@ -22,5 +22,8 @@ fuzzMain { data, count in
         _ = fencer.nearest(lat: lat, lon: lon, slots: 5)
     }
     _ = try? CompiledFenceFile.open(path: path).fences()
+    // Opened by two threads (sections read and checked side by side): refused or opened alike.
+    let twoThreads = try? Geofencer(contentsOf: [path], threads: 2)
+    if (twoThreads == nil) != (fencer == nil) { fatalError("one thread and two threads disagree on whether the file opens") }
     return 0
 }
