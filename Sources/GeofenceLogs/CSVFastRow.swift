@@ -314,9 +314,34 @@ extension CSVLogParser {
                              bounds b: UnsafeMutablePointer<Int>, _ core: inout ReadCore, _ devices: inout DeviceState) throws(GeofenceError) {
         let room = Swift.max(1, Swift.min(max &- batch.count, 32))      // small copies: vector moves, not `rep movsb`
         try withUnsafeTemporaryAllocation(of: Fix.self, capacity: room) { (staging) throws(GeofenceError) in
+          try withUnsafeTemporaryAllocation(of: PendingDevice.self, capacity: room) { (pendingDevices) throws(GeofenceError) in
             let out = staging.baseAddress!
             var staged = 0, flushed = batch.count
+            // A parse worker looks the devices of its staged rows up in the reader's table
+            // together, before they leave the staging buffer: each row's first slot is asked
+            // for (prefetched) when the row is read, the key it holds `keyLead` rows later,
+            // then the probes run on lines already on their way (docs/logs.md, "Parallel
+            // reading"). pending[j].count > 0: staged fix j still has no device.
+            let keyLead = 8
+            let pending = pendingDevices.baseAddress!
+            var unresolved = 0
+            func resolve() {
+                guard unresolved > 0 else { return }
+                unresolved = 0
+                let known = core.knownDevices.unsafelyUnwrapped
+                for j in Swift.max(0, staged &- keyLead)..<staged where pending[j].count > 0 {
+                    if let key = known.firstKey(pending[j].hash) { geofence_prefetch(key) }
+                }
+                for j in 0..<staged where pending[j].count > 0 {
+                    let d = pending[j]
+                    pending[j].count = 0
+                    // An ASCII name is valid UTF-8: interning it never refuses it.
+                    out[j].device = known.lookup(d.name, d.count, hash: d.hash, tail: d.tail)
+                        ?? devices.intern(d.name, d.count, readable: d.count)!
+                }
+            }
             func flush(_ batch: inout [Fix]) {
+                resolve()
                 batch.append(contentsOf: UnsafeBufferPointer(start: out, count: staged))
                 flushed = batch.count
                 out.deinitialize(count: staged)
@@ -340,6 +365,7 @@ extension CSVLogParser {
                         core.line &+= 1
                         line = core.line
                     } else {
+                        resolve()                                               // before the window may move
                         guard try core.nextLine(&s, &e, &terminated) else { break }
                         if s == e { continue }                                 // blank line
                         line = core.line
@@ -352,12 +378,29 @@ extension CSVLogParser {
                             continue
                         }
                     }
-                    guard let device = try core.device(p + f.deviceStart, f.deviceEnd &- f.deviceStart,
-                                                       readable: core.end &- f.deviceStart, line: line, &devices) else { continue }
+                    let name = p + f.deviceStart, count = f.deviceEnd &- f.deviceStart
+                    if deferred, let known = core.knownDevices, count > 0,
+                       let (hash, tail) = DeviceState.asciiKey(name, count, readable: core.end &- f.deviceStart) {
+                        // A parse worker, a non-empty ASCII name: its device looked up with the
+                        // staged rows' (resolve()), no order check here (the join does it), the line kept.
+                        geofence_prefetch(known.slot(hash))
+                        if staged >= keyLead && pending[staged &- keyLead].count > 0,
+                           let key = known.firstKey(pending[staged &- keyLead].hash) { geofence_prefetch(key) }
+                        core.lines.append(line)
+                        (out + staged).initialize(to: Fix(device: -1, time: f.time, lat: f.lat, lon: f.lon, accuracy: f.accuracy, offset: f.offset))
+                        pending[staged] = PendingDevice(name: name, count: count, hash: hash, tail: tail)
+                        unresolved &+= 1
+                        staged &+= 1
+                        if staged == room { flush(&batch) }
+                        continue
+                    }
+                    resolve()                                                   // devices in row order
+                    guard let device = try core.device(name, count, readable: core.end &- f.deviceStart, line: line, &devices) else { continue }
                     if deferred {
                         // A parse worker: no order check here (the join does it), the line kept.
                         core.lines.append(line)
                         (out + staged).initialize(to: Fix(device: device, time: f.time, lat: f.lat, lon: f.lon, accuracy: f.accuracy, offset: f.offset))
+                        pending[staged].count = 0
                         staged &+= 1
                         if staged == room { flush(&batch) }
                         continue
@@ -380,6 +423,16 @@ extension CSVLogParser {
                 throw error
             }
             flush(&batch)
+          }
         }
+    }
+
+    /// A staged row's device name, its hash and tail made, waiting for ``readSerial(into:max:roles:bounds:_:_:)``'s
+    /// lookup (count 0: none waiting).
+    struct PendingDevice {
+        var name: UnsafePointer<UInt8>
+        var count: Int
+        var hash: UInt64
+        var tail: UInt64
     }
 }

@@ -150,6 +150,20 @@ struct DeviceState {
         return UInt64(b[0]) | UInt64(b[r >> 1]) &<< UInt64(8 &* (r >> 1)) | UInt64(b[r &- 1]) &<< UInt64(8 &* (r &- 1))
     }
 
+    /// The hash and tail of a name `p[0..<n]` (n > 0) whose bytes are all ASCII (below 0x80),
+    /// or nil for any other name. `readable` as for ``tail(_:_:readable:)``.
+    @inline(__always)
+    static func asciiKey(_ p: UnsafePointer<UInt8>, _ n: Int, readable: Int) -> (hash: UInt64, tail: UInt64)? {
+        let tail = Self.tail(p, n, readable: Swift.max(n, readable))
+        var bits = tail, i = 0
+        while n &- i > 8 {
+            bits |= UInt64(littleEndian: UnsafeRawPointer(p + i).loadUnaligned(as: UInt64.self))
+            i &+= 8
+        }
+        guard bits & 0x8080_8080_8080_8080 == 0 else { return nil }
+        return (hash(p, n, tail: tail), tail)
+    }
+
     /// The hash of `p[0..<n]` whose ``tail(_:_:readable:)`` is `tail`: 64×64→128-bit
     /// multiply-and-fold rounds over the length, each full 8 bytes before the tail, and the
     /// tail; the low bits, which pick the slot, depend on every byte.

@@ -52,7 +52,23 @@ struct KnownDevices: @unchecked Sendable {
     @inline(never)
     func lookup(_ p: UnsafePointer<UInt8>, _ n: Int) -> Int32? {
         let tail = DeviceState.tail(p, n, readable: n)
-        let h = DeviceState.hash(p, n, tail: tail)
+        return lookup(p, n, hash: DeviceState.hash(p, n, tail: tail), tail: tail)
+    }
+
+    /// Where the probe for `hash` starts (to prefetch).
+    @inline(__always)
+    func slot(_ hash: UInt64) -> UnsafePointer<Int32> { slots + (Int(truncatingIfNeeded: hash) & mask) }
+
+    /// The key the probe for `hash` compares first, if its first slot is taken (to prefetch).
+    @inline(__always)
+    func firstKey(_ hash: UInt64) -> UnsafePointer<DeviceState.Key>? {
+        let id = slot(hash).pointee
+        return id >= 0 ? keys + Int(id) : nil
+    }
+
+    /// ``lookup(_:_:)`` with the name's hash and tail already made.
+    @inline(__always)
+    func lookup(_ p: UnsafePointer<UInt8>, _ n: Int, hash h: UInt64, tail: UInt64) -> Int32? {
         var i = Int(truncatingIfNeeded: h) & mask
         while true {
             let id = slots[i]

@@ -207,6 +207,43 @@ final class ParallelReadTests: XCTestCase {
         XCTAssertEqual(reader.skipped, [.malformedRow: 9])
     }
 
+    /// Many devices, names of 1 to 40 bytes (the parse workers look ASCII names up in the
+    /// reader's table a few rows after reading them; other names at once, in row order), some
+    /// not ASCII, some not UTF-8, some empty, new ones appearing all through the log: the
+    /// devices, their order, the fixes and the skips are the serial read's.
+    func testManyDevicesLookedUpAhead() throws {
+        var g = SeededGenerator(seed: 0xDE71CE5)
+        let names: [[UInt8]] = (0..<600).map { i in
+            let length = 1 + Int(g.next() % 40)
+            var name = (0..<length).map { _ in UInt8(ascii: "a") + UInt8(g.next() % 26) }
+            switch i % 50 {
+            case 7: name.append(contentsOf: [0xC3, 0xA9])                         // é: UTF-8, not ASCII
+            case 19: name[Int(g.next() % UInt64(length))] = 0xFF                          // not UTF-8
+            case 31: name = []                                                    // empty
+            default: break
+            }
+            return name
+        }
+        var bytes = Array("device,time,lat,lon,accuracy\n".utf8)
+        var time = [Int](repeating: 1_600_000_000, count: names.count)
+        for row in 0..<6000 {
+            // New devices keep appearing: the first rows use the first names only.
+            let d = Int(g.next() % UInt64(Swift.min(names.count, 20 + row / 8)))
+            time[d] += 1 + Int(g.next() % 3)
+            bytes += names[d] + Array(",\(time[d]),\(Double(g.next() % 9000) / 100 - 45),\(Double(g.next() % 9000) / 50 - 90),5\n".utf8)
+        }
+        let path = dir + "/many-devices.csv"
+        XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: Data(bytes)))
+        assertSameAsSerial(path, LogReaderOptions(skipInvalid: true))
+        assertSameAsSerial(path, LogReaderOptions())
+        let (fixes, reader) = try readLog(path, { var o = LogReaderOptions(skipInvalid: true); o.threads = 2; o.parallelChunkSize = 4096; return o }())
+        XCTAssertGreaterThan(reader.devices.names.count, 500)
+        XCTAssertGreaterThan(fixes.count, 5000)
+        XCTAssertEqual(reader.skipped.values.reduce(0, +), 6000 - fixes.count)
+        XCTAssertGreaterThan(reader.skipped[.emptyDevice, default: 0], 0)
+        XCTAssertGreaterThan(reader.skipped[.malformedRow, default: 0], 0)
+    }
+
     /// A time going backwards across a chunk boundary names the line of the fix before it.
     func testTimeOrderAcrossChunks() {
         var s = "device,time,lat,lon\n"
