@@ -45,12 +45,12 @@ let package = Package(
         // Fences as values (Fence, FenceShape, Coordinate) and the packed R-tree over them (FenceIndex).
         .target(name: "GeofenceIndex", dependencies: ["GeofenceBase", "Geodesy"], swiftSettings: checks),
         // Location logs: CSV, NDJSON and GPX readers (gzip, stdin), device interning, times.
-        .target(name: "GeofenceLogs", dependencies: ["GeofenceBase", "CZlib", "CDeflate", "CMapGuard", "CFastDecimal"], swiftSettings: checks),
+        .target(name: "GeofenceLogs", dependencies: ["GeofenceBase", "CZlib", "CDeflate", "CMapGuard", "CFastDecimal", "CSystem"], swiftSettings: checks),
         // Fence files: GeoJSON and CSV loading, other vector formats through GDAL, validation and repair
         // (GEOS), reprojection (PROJ), writing.
         .target(name: "GeofenceFences", dependencies: ["GeofenceBase", "GeofenceIndex", "GeometryKit", "GeofenceGDAL", "Geodesy", "CZlib"], swiftSettings: checks),
         // The per-device state machines over the index: enter, exit and dwell events (pure Swift).
-        .target(name: "GeofenceEvaluation", dependencies: ["GeofenceBase", "GeofenceIndex", "GeofenceLogs"], swiftSettings: checks),
+        .target(name: "GeofenceEvaluation", dependencies: ["GeofenceBase", "GeofenceIndex", "GeofenceLogs", "CSystem"], swiftSettings: checks),
         // The nearest-K region planner (which fences a phone monitors, and its refresh region) and
         // the public-SDK baselines (pure Swift).
         .target(name: "GeofencePlanning", dependencies: ["GeofenceIndex", "Geodesy"], swiftSettings: checks),

@@ -1,5 +1,6 @@
 import GeofenceBase
 import GeofenceLogs
+import CSystem
 import Dispatch
 import Foundation
 import GeofenceIndex
@@ -170,8 +171,12 @@ struct SpatialOrder {
                 // The filter's one-bit test inlined (its probe); the rest of its tests by call.
                 (j, m) = filter.withProbe { probe in
                     var j = 0, m = 0, end = Swift.min(n, SpatialOrder.probe)
+                    let lead = 8
                     while true {
                         while j < end {
+                            // The grid word of the fix `lead` on, asked for now (scattered
+                            // fixes read the grid at random).
+                            if j &+ lead < n, let w = probe.word(lat: b[j &+ lead].lat, lon: b[j &+ lead].lon) { geofence_prefetch(w) }
                             let f = b[j], metres = f.accuracy + margin
                             let misses: Bool
                             switch probe.answer(lat: f.lat, lon: f.lon, metres: metres) {

@@ -206,6 +206,17 @@ extension MissFilter {
             if bits[c >> 6] & (1 << UInt64(c & 63)) != 0 { return .mayMeet }
             return hasLarge ? .undecided : .misses
         }
+
+        /// The word of the grid that ``answer(lat:lon:metres:)`` reads for the point, or nil
+        /// where it reads none: a loop over many points asks for it (prefetches it) a few
+        /// points ahead, the grid being too large to stay in cache.
+        @inlinable @inline(__always)
+        public func word(lat: Double, lon: Double) -> UnsafeRawPointer? {
+            guard fastMetres >= 0 && lat.magnitude <= MissFilter.fastLatitude && lon.magnitude <= 180 else { return nil }
+            let x = (lon + 180) * scaleX, y = (lat + 90) * scaleY
+            let c = Int(Swift.min(y, lastRow)) &* width &+ Int(Swift.min(x, lastColumn))
+            return UnsafeRawPointer(bits + (c >> 6))
+        }
     }
 
     /// Runs `body` with this filter's ``Probe`` (valid only during the call).

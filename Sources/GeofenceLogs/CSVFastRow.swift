@@ -1,4 +1,5 @@
 import CFastDecimal
+import CSystem
 import GeofenceBase
 
 extension CSVLogParser {

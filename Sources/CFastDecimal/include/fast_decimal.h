@@ -28,7 +28,3 @@ int geofence_plain_decimals_level(int wanted);
 // next row's start does not wait for them.
 int geofence_line_end(const unsigned char *p);
 
-// Asks for the cache line at p ahead of its use (a hint: no fault, no effect on the results).
-// The parse workers' device lookups issue it for a row's hash slot when they read the row and
-// probe the table a few rows later, so that the lookups' cache misses overlap.
-static inline void geofence_prefetch(const void *p) { __builtin_prefetch(p, 0, 3); }
