@@ -170,31 +170,40 @@ struct SpatialOrder {
                 let none = FixAnswer(start: 0, count: 0, worker: k)
                 // The filter's one-bit test inlined (its probe); the rest of its tests by call.
                 (j, m) = filter.withProbe { probe in
-                    var j = 0, m = 0, end = Swift.min(n, SpatialOrder.probe)
+                    // Each fix's grid cell is found `lead` fixes ahead and its word asked for
+                    // (prefetched) then (scattered fixes read the grid at random), the cell kept
+                    // in a ring until the fix is screened.
                     let lead = 8
-                    while true {
-                        while j < end {
-                            // The grid word of the fix `lead` on, asked for now (scattered
-                            // fixes read the grid at random).
-                            if j &+ lead < n, let w = probe.word(lat: b[j &+ lead].lat, lon: b[j &+ lead].lon) { geofence_prefetch(w) }
-                            let f = b[j], metres = f.accuracy + margin
-                            let misses: Bool
-                            switch probe.answer(lat: f.lat, lon: f.lon, metres: metres) {
-                            case .misses: misses = true
-                            case .mayMeet: misses = false
-                            case .undecided: misses = filter.certainlyMisses(lat: f.lat, lon: f.lon, metres: metres)
-                            }
-                            if misses {
-                                answers[j] = none
-                            } else {
-                                rest[m] = Int32(truncatingIfNeeded: j)
-                                m &+= 1
-                            }
-                            j &+= 1
+                    return withUnsafeTemporaryAllocation(of: Int.self, capacity: 16) { ring in
+                        @inline(__always) func ahead(_ i: Int) {
+                            let c = probe.cell(lat: b[i].lat, lon: b[i].lon)
+                            ring[i & 15] = c
+                            if c >= 0 { geofence_prefetch(probe.word(c)) }
                         }
-                        // Past the probe, only when the filter answered a quarter of it.
-                        if end == n || (j &- m) &* 4 < j { return (j, m) }
-                        end = n
+                        for i in 0..<Swift.min(lead, n) { ahead(i) }
+                        var j = 0, m = 0, end = Swift.min(n, SpatialOrder.probe)
+                        while true {
+                            while j < end {
+                                if j &+ lead < n { ahead(j &+ lead) }
+                                let f = b[j], metres = f.accuracy + margin
+                                let misses: Bool
+                                switch probe.answer(cell: ring[j & 15], metres: metres) {
+                                case .misses: misses = true
+                                case .mayMeet: misses = false
+                                case .undecided: misses = filter.certainlyMisses(lat: f.lat, lon: f.lon, metres: metres)
+                                }
+                                if misses {
+                                    answers[j] = none
+                                } else {
+                                    rest[m] = Int32(truncatingIfNeeded: j)
+                                    m &+= 1
+                                }
+                                j &+= 1
+                            }
+                            // Past the probe, only when the filter answered a quarter of it.
+                            if end == n || (j &- m) &* 4 < j { return (j, m) }
+                            end = n
+                        }
                     }
                 }
             }

@@ -198,24 +198,32 @@ extension MissFilter {
         /// - Complexity: O(1).
         @inlinable @inline(__always)
         public func answer(lat: Double, lon: Double, metres: Double) -> ProbeAnswer {
-            guard metres <= fastMetres && lat.magnitude <= MissFilter.fastLatitude && lon.magnitude <= 180 else { return .undecided }
+            answer(cell: metres <= fastMetres ? cell(lat: lat, lon: lon) : -1, metres: metres)
+        }
+
+        /// The grid cell whose bit ``answer(lat:lon:metres:)`` reads for the point, or -1 where
+        /// it reads none (beyond ±80° of latitude, a longitude outside [-180, 180], a probe that
+        /// decides nothing). A loop over many points finds it a few points ahead and asks for
+        /// (prefetches) its ``word(_:)``, the grid being too large to stay in cache.
+        @inlinable @inline(__always)
+        public func cell(lat: Double, lon: Double) -> Int {
+            guard fastMetres >= 0 && lat.magnitude <= MissFilter.fastLatitude && lon.magnitude <= 180 else { return -1 }
             // OccupancyGrid.column and .row, whose clamps at 0 cannot act here (lon ≥ -180 and
             // lat ≥ -80, so both products are ≥ 0; the checked conversion is then the shorter).
             let x = (lon + 180) * scaleX, y = (lat + 90) * scaleY
-            let c = Int(Swift.min(y, lastRow)) &* width &+ Int(Swift.min(x, lastColumn))
-            if bits[c >> 6] & (1 << UInt64(c & 63)) != 0 { return .mayMeet }
-            return hasLarge ? .undecided : .misses
+            return Int(Swift.min(y, lastRow)) &* width &+ Int(Swift.min(x, lastColumn))
         }
 
-        /// The word of the grid that ``answer(lat:lon:metres:)`` reads for the point, or nil
-        /// where it reads none: a loop over many points asks for it (prefetches it) a few
-        /// points ahead, the grid being too large to stay in cache.
+        /// The word of the grid that holds the bit of `cell` (≥ 0).
         @inlinable @inline(__always)
-        public func word(lat: Double, lon: Double) -> UnsafeRawPointer? {
-            guard fastMetres >= 0 && lat.magnitude <= MissFilter.fastLatitude && lon.magnitude <= 180 else { return nil }
-            let x = (lon + 180) * scaleX, y = (lat + 90) * scaleY
-            let c = Int(Swift.min(y, lastRow)) &* width &+ Int(Swift.min(x, lastColumn))
-            return UnsafeRawPointer(bits + (c >> 6))
+        public func word(_ cell: Int) -> UnsafeRawPointer { UnsafeRawPointer(bits + (cell >> 6)) }
+
+        /// ``answer(lat:lon:metres:)`` for the point's ``cell(lat:lon:)``.
+        @inlinable @inline(__always)
+        public func answer(cell c: Int, metres: Double) -> ProbeAnswer {
+            guard c >= 0 && metres <= fastMetres else { return .undecided }
+            if bits[c >> 6] & (1 << UInt64(c & 63)) != 0 { return .mayMeet }
+            return hasLarge ? .undecided : .misses
         }
     }
 

@@ -18,16 +18,19 @@ final class MissFilterProbeTests: XCTestCase {
                 let lat = rng.chance(0.05) ? rng.uniform(-90, 90) : p.lat, lon = rng.chance(0.02) ? (rng.chance(0.5) ? 180 : -180) : p.lon
                 let metres = rng.chance(0.3) ? 0 : rng.uniform(0, 1.5 * max(1, filter.fastMetres))
                 let slow = filter.certainlyMisses(lat: lat, lon: lon, metres: metres)
-                // The word a loop prefetches is the one the answer reads: the grown grid's word
-                // of the point's cell (row and column as the grid finds them).
+                // The cell a loop finds ahead is the point's cell of the grid (row and column as
+                // the grid finds them), its word the grown grid's word of that cell, and the
+                // answer for it the answer for the point.
+                let cell = probe.cell(lat: lat, lon: lon)
                 if lat.magnitude <= MissFilter.fastLatitude, filter.isUsable {
-                    let cell = filter.grid.row(lat) * filter.grid.width + filter.grid.column(lon)
+                    XCTAssertEqual(cell, filter.grid.row(lat) * filter.grid.width + filter.grid.column(lon), "\(label) \(i): (\(lat), \(lon))")
                     filter.grown.withUnsafeBufferPointer { g in
-                        XCTAssertEqual(probe.word(lat: lat, lon: lon), UnsafeRawPointer(g.baseAddress! + cell / 64), "\(label) \(i): (\(lat), \(lon))")
+                        XCTAssertEqual(probe.word(cell), UnsafeRawPointer(g.baseAddress! + cell / 64), "\(label) \(i): (\(lat), \(lon))")
                     }
                 } else {
-                    XCTAssertNil(probe.word(lat: lat, lon: lon), "\(label) \(i): (\(lat), \(lon))")
+                    XCTAssertEqual(cell, -1, "\(label) \(i): (\(lat), \(lon))")
                 }
+                XCTAssertEqual(probe.answer(cell: cell, metres: metres), probe.answer(lat: lat, lon: lon, metres: metres), "\(label) \(i)")
                 switch probe.answer(lat: lat, lon: lon, metres: metres) {
                 case .misses:
                     misses += 1
