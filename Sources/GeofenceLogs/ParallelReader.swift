@@ -3,12 +3,16 @@ import Dispatch
 import Synchronization
 import Glibc
 
-/// A copy of the reader's device table taken when a round begins (arrays shared, not copied),
-/// read by that round's workers and dropped before the round is joined, so the join's changes
-/// to the table copy nothing. It keeps the arrays alive (a change made meanwhile copies them on
-/// the changing side), so the addresses taken here stay valid while it lives.
+/// The arrays of the reader's device table that the parse workers read, taken when a round
+/// begins (shared, not copied), kept until every chunk of the round is parsed. The join runs
+/// meanwhile and may add devices: the arrays it then changes are copied on its side (the
+/// table's other arrays, such as each device's last fix, are not held here, so the join's
+/// writes to them copy nothing), and the addresses taken here stay valid while this lives.
 final class KnownSnapshot: @unchecked Sendable {
-    let state: DeviceState
+    private let slotArray: [Int32]
+    private let keyArray: [DeviceState.Key]
+    private let offsetArray: [Int]
+    private let byteArray: [UInt8]
     let slots: UnsafePointer<Int32>
     let mask: Int
     let keys: UnsafePointer<DeviceState.Key>
@@ -16,12 +20,15 @@ final class KnownSnapshot: @unchecked Sendable {
     let bytes: UnsafePointer<UInt8>
 
     init(_ state: DeviceState) {
-        self.state = state
-        slots = state.slots.withUnsafeBufferPointer { $0.baseAddress! }
-        mask = state.slots.count - 1
-        keys = state.keys.withUnsafeBufferPointer { $0.baseAddress ?? UnsafePointer(bitPattern: 8)! }
-        offsets = state.offsets.withUnsafeBufferPointer { $0.baseAddress! }
-        bytes = state.bytes.withUnsafeBufferPointer { $0.baseAddress ?? UnsafePointer(bitPattern: 8)! }
+        slotArray = state.slots
+        keyArray = state.keys
+        offsetArray = state.offsets
+        byteArray = state.bytes
+        slots = slotArray.withUnsafeBufferPointer { $0.baseAddress! }
+        mask = slotArray.count - 1
+        keys = keyArray.withUnsafeBufferPointer { $0.baseAddress ?? UnsafePointer(bitPattern: 8)! }
+        offsets = offsetArray.withUnsafeBufferPointer { $0.baseAddress! }
+        bytes = byteArray.withUnsafeBufferPointer { $0.baseAddress ?? UnsafePointer(bitPattern: 8)! }
     }
 }
 
@@ -153,7 +160,7 @@ final class ChunkSlots: @unchecked Sendable {
 }
 
 /// The chunks of one round, taken one at a time by the threads that parse them (background
-/// workers, then the reader's own thread when it needs the round).
+/// workers, and the reader's own thread, which joins each chunk as soon as it is parsed).
 final class RoundWork: Sendable {
     private let next = Atomic<Int>(0)
     private let finished = Atomic<Int>(0)
@@ -161,20 +168,42 @@ final class RoundWork: Sendable {
     private let parse: @Sendable (Int) -> Void
     /// Signalled once every chunk is parsed (and raised again by each ``wait()``).
     private let done = DispatchSemaphore(value: 0)
+    /// Per chunk, signalled once it is parsed (taken by ``awaitChunk(_:)``).
+    private let parsed: [DispatchSemaphore]
 
     init(chunks: Int, parse: @escaping @Sendable (Int) -> Void) {
         self.chunks = chunks
         self.parse = parse
+        parsed = (0..<chunks).map { _ in DispatchSemaphore(value: 0) }
+    }
+
+    /// The next chunk no thread has taken, if any.
+    private func take() -> Int? {
+        let i = next.wrappingAdd(1, ordering: .relaxed).oldValue
+        return i < chunks ? i : nil
+    }
+
+    private func parseOne(_ i: Int) {
+        parse(i)
+        parsed[i].signal()
+        // The last chunk parsed, by whichever thread: the round is complete.
+        if finished.wrappingAdd(1, ordering: .acquiringAndReleasing).newValue == chunks { done.signal() }
     }
 
     /// Parses chunks until none is left to take.
     func run() {
-        while true {
-            let i = next.wrappingAdd(1, ordering: .relaxed).oldValue
-            guard i < chunks else { return }
-            parse(i)
-            // The last chunk parsed, by whichever thread: the round is complete.
-            if finished.wrappingAdd(1, ordering: .acquiringAndReleasing).newValue == chunks { done.signal() }
+        while let i = take() { parseOne(i) }
+    }
+
+    /// Returns once chunk `i` is parsed (its result may then be read), parsing the chunks no
+    /// thread has taken meanwhile. Once per chunk.
+    func awaitChunk(_ i: Int) {
+        while parsed[i].wait(timeout: .now()) != .success {
+            guard let c = take() else {
+                parsed[i].wait()
+                return
+            }
+            parseOne(c)
         }
     }
 
@@ -340,8 +369,9 @@ struct ParallelReader {
             // chunks left when it needs the round.
             for _ in 0..<Swift.max(1, threads / 2) { DispatchQueue.global().async { work.run() } }
         } else {
-            // Needed now: every thread, this one among them, no hand-over first.
-            DispatchQueue.concurrentPerform(iterations: Swift.min(threads, chunkCount)) { _ in work.run() }
+            // Needed now: the other threads start on it, and this one takes chunks too as it
+            // joins them (``finish(_:_:_:_:)``).
+            for _ in 0..<(Swift.min(threads, chunkCount) - 1) { DispatchQueue.global().async { work.run() } }
         }
     }
 
@@ -359,20 +389,32 @@ struct ParallelReader {
         guard case .parse(let starts, let roundEnd, let e0, let endsFile, let work) = p else {
             return try serialStep(&parser, &core, &devices, &out)
         }
-        // The chunks no worker has taken yet are parsed here.
-        work.run()
-        work.wait()
-        knownSnapshot = nil                   // before the join changes the table
         let chunkCount = starts.count
         let before = out.count, from = core.pos
+        // Each chunk joined as soon as it is parsed, this thread parsing the chunks no worker
+        // has taken while it waits; the others go on parsing meanwhile. Before anything else
+        // (the window moves, or the next round begins), every chunk is parsed.
+        var allParsed = false
+        func finishParsing() {
+            guard !allParsed else { return }
+            allParsed = true
+            work.run()
+            work.wait()
+            knownSnapshot = nil
+        }
         defer {
+            finishParsing()
             joinedFixes += out.count - before
             joinedBytes += core.pos - from
         }
         for i in 0..<chunkCount {
+            work.awaitChunk(i)
             let to = i + 1 < chunkCount ? starts[i + 1] : roundEnd
             try join(&slots.base[i], parser: parser, from: starts[i], to: to, endsFile: endsFile && to == e0, &core, &devices, &out)
-            if slots.base[i].straddle != nil { return try serialStep(&parser, &core, &devices, &out) }
+            if slots.base[i].straddle != nil {
+                finishParsing()
+                return try serialStep(&parser, &core, &devices, &out)
+            }
         }
     }
 
