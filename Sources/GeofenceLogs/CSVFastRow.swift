@@ -327,7 +327,6 @@ extension CSVLogParser {
             let pending = pendingDevices.baseAddress!
             var unresolved = 0
             func resolve() {
-                guard unresolved > 0 else { return }
                 unresolved = 0
                 let known = core.knownDevices.unsafelyUnwrapped
                 for j in Swift.max(0, staged &- keyLead)..<staged where pending[j].count > 0 {
@@ -342,7 +341,7 @@ extension CSVLogParser {
                 }
             }
             func flush(_ batch: inout [Fix]) {
-                resolve()
+                if unresolved > 0 { resolve() }
                 batch.append(contentsOf: UnsafeBufferPointer(start: out, count: staged))
                 flushed = batch.count
                 out.deinitialize(count: staged)
@@ -366,7 +365,7 @@ extension CSVLogParser {
                         core.line &+= 1
                         line = core.line
                     } else {
-                        resolve()                                               // before the window may move
+                        if unresolved > 0 { resolve() }                         // before the window may move
                         guard try core.nextLine(&s, &e, &terminated) else { break }
                         if s == e { continue }                                 // blank line
                         line = core.line
@@ -395,7 +394,7 @@ extension CSVLogParser {
                         if staged == room { flush(&batch) }
                         continue
                     }
-                    resolve()                                                   // devices in row order
+                    if unresolved > 0 { resolve() }                             // devices in row order
                     guard let device = try core.device(name, count, readable: core.end &- f.deviceStart, line: line, &devices) else { continue }
                     if deferred {
                         // A parse worker: no order check here (the join does it), the line kept.
