@@ -322,12 +322,12 @@ extension CSVLogParser {
             // together, before they leave the staging buffer: each row's first slot is asked
             // for (prefetched) when the row is read, the key it holds `keyLead` rows later,
             // then the probes run on lines already on their way (docs/logs.md, "Parallel
-            // reading"). pending[j].count > 0: staged fix j still has no device.
+            // reading"). pending[j].count > 0: staged fix j still has no device; `waiting`: some has none.
             let keyLead = 8
             let pending = pendingDevices.baseAddress!
-            var unresolved = 0
+            var waiting = false
             func resolve() {
-                unresolved = 0
+                waiting = false
                 let known = core.knownDevices.unsafelyUnwrapped
                 for j in Swift.max(0, staged &- keyLead)..<staged where pending[j].count > 0 {
                     if let key = known.firstKey(pending[j].hash) { geofence_prefetch(key) }
@@ -341,7 +341,7 @@ extension CSVLogParser {
                 }
             }
             func flush(_ batch: inout [Fix]) {
-                if unresolved > 0 { resolve() }
+                if waiting { resolve() }
                 batch.append(contentsOf: UnsafeBufferPointer(start: out, count: staged))
                 flushed = batch.count
                 out.deinitialize(count: staged)
@@ -365,7 +365,7 @@ extension CSVLogParser {
                         core.line &+= 1
                         line = core.line
                     } else {
-                        if unresolved > 0 { resolve() }                         // before the window may move
+                        if waiting { resolve() }                         // before the window may move
                         guard try core.nextLine(&s, &e, &terminated) else { break }
                         if s == e { continue }                                 // blank line
                         line = core.line
@@ -379,28 +379,27 @@ extension CSVLogParser {
                         }
                     }
                     let name = p + f.deviceStart, count = f.deviceEnd &- f.deviceStart
+                    let device: Int32
                     if deferred, let known = core.knownDevices, count > 0,
                        let (hash, tail) = DeviceState.asciiKey(name, count, readable: core.end &- f.deviceStart) {
                         // A parse worker, a non-empty ASCII name: its device looked up with the
-                        // staged rows' (resolve()), no order check here (the join does it), the line kept.
+                        // staged rows' (resolve()).
                         geofence_prefetch(known.slot(hash))
                         if staged >= keyLead && pending[staged &- keyLead].count > 0,
                            let key = known.firstKey(pending[staged &- keyLead].hash) { geofence_prefetch(key) }
-                        core.lines.append(line)
-                        (out + staged).initialize(to: Fix(device: -1, time: f.time, lat: f.lat, lon: f.lon, accuracy: f.accuracy, offset: f.offset))
                         pending[staged] = PendingDevice(name: name, count: count, hash: hash, tail: tail)
-                        unresolved &+= 1
-                        staged &+= 1
-                        if staged == room { flush(&batch) }
-                        continue
+                        waiting = true
+                        device = -1
+                    } else {
+                        if waiting { resolve() }                                // devices in row order
+                        guard let d = try core.device(name, count, readable: core.end &- f.deviceStart, line: line, &devices) else { continue }
+                        device = d
+                        if deferred { pending[staged].count = 0 }
                     }
-                    if unresolved > 0 { resolve() }                             // devices in row order
-                    guard let device = try core.device(name, count, readable: core.end &- f.deviceStart, line: line, &devices) else { continue }
                     if deferred {
                         // A parse worker: no order check here (the join does it), the line kept.
                         core.lines.append(line)
                         (out + staged).initialize(to: Fix(device: device, time: f.time, lat: f.lat, lon: f.lon, accuracy: f.accuracy, offset: f.offset))
-                        pending[staged].count = 0
                         staged &+= 1
                         if staged == room { flush(&batch) }
                         continue

@@ -220,8 +220,9 @@ final class RoundWork: Sendable {
 /// Round by round: the window of decoded bytes is filled to a few chunks per thread and cut
 /// after the first newline past each of equal parts; the chunks are parsed at once, each worker
 /// with its own device table, skip counts and line numbers from 0; one thread joins them in
-/// file order, each as soon as it is parsed (the workers parse on meanwhile): lines offset, device indices mapped to the shared table (devices by first
-/// appearance), time order and duplicates checked, skips and first messages added. A chunk
+/// file order, each as soon as it is parsed (the workers parse on meanwhile): lines offset,
+/// device indices mapped to the shared table (devices by first appearance), time order and
+/// duplicates checked, skips and first messages added. A chunk
 /// whose last record runs past its end (the cut was inside a quoted CSV field) ends the round
 /// there: that record is read serially, and from then on the cuts are made where the quote
 /// parity is even. A record longer than the window, and the rest of a file whose source

@@ -27,4 +27,3 @@ int geofence_plain_decimals_level(int wanted);
 // The CSV reader finds a row's end with it apart from reading the row's fields, so that the
 // next row's start does not wait for them.
 int geofence_line_end(const unsigned char *p);
-
