@@ -164,15 +164,18 @@ extension OutputFailureTests {
     /// opens the path a second time (to look for a compiled file's magic, or to hash it for a
     /// tile manifest), which would wait for a writer for ever.
     func testFencesFromAFIFOAreReadOnce() throws {
-        let tiles = CLI.tempPath("tiles")
-        defer { try? FileManager.default.removeItem(atPath: tiles) }
+        let tiles = CLI.tempPath("tiles"), compiled = CLI.tempPath("fifo.gfc")
+        defer {
+            try? FileManager.default.removeItem(atPath: tiles)
+            try? FileManager.default.removeItem(atPath: compiled)
+        }
         let commands: [(String, [String])] = [
             ("validate", ["validate"]), ("nearest", ["nearest", "--at", "1,2"]), ("contains", ["contains", "--at", "1,2"]),
             ("evaluate", ["evaluate", "--log", CLI.data("virginia_beach_ais.csv"), "-o", "/dev/null", "--quiet"]),
             ("subset", ["subset", "--near", "1,2", "--radius", "1000"]),
             ("simulate", ["simulate", "--log", CLI.data("virginia_beach_ais.csv"), "--strategy", "centre"]),
             ("tiles", ["subset", "--tiles", "2", "--out", tiles, "--quiet"]),
-            ("compile", ["compile", "-o", CLI.tempPath("fifo.gfc")]),
+            ("compile", ["compile", "-o", compiled]),
         ]
         for (name, args) in commands {
             let fifo = CLI.tempPath("fences.csv")

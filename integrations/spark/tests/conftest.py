@@ -1,6 +1,6 @@
 """One SparkSession (local[2]) for the whole test run, and the geofence binary under test.
 
-The binary's path comes from GEOFENCE_TEST_BINARY (`make test-spark` sets it to the debug
+The binary's path comes from GEOFENCE_TEST_BINARY (`make test-spark` sets it to the test
 build); the tests fail, rather than skip, when it is missing.
 """
 import os
