@@ -82,6 +82,49 @@ struct EvaluateSuites {
         return rates
     }
 
+    /// One LogReader → EvaluationRun pass over a file, as `geofence evaluate` reads it (without
+    /// writing events): wall time, the run, CPU time.
+    func readAndEvaluate(_ compiled: CompiledFences, path: String, threads: Int) throws -> (Double, EvaluationRun, Double) {
+        let run = EvaluationRun(compiled: compiled, settings: EvaluationSettings(), threads: threads)
+        var batch: [Fix] = []
+        batch.reserveCapacity(RandomWalk.batchSize)
+        let (t, cpu) = try Clock.wallAndCPU {
+            var options = LogReaderOptions()
+            options.threads = threads
+            options.quickStart = true        // as `geofence evaluate` reads
+            let reader = try LogReader(path: path, options: options)
+            while try reader.next(into: &batch, max: RandomWalk.batchSize) { run.process(batch) }
+        }
+        return (t, run, cpu)
+    }
+
+    /// From file (and each other log in `files`) against in memory at the largest thread count,
+    /// run in turn (in memory, then each file, again and again) so that a machine whose speed
+    /// drifts from one block of runs to the next weighs on all alike; reports the ratios of the
+    /// medians as percentages of in-memory. Checks every run's events against the first's.
+    func interleaved(_ workload: String, _ compiled: CompiledFences, _ batches: [[Fix]], files: [(label: String, path: String)],
+                     suite: String, repeats: Int) throws {
+        let threads = threadCounts.last!
+        var times = [[Double]](repeating: [], count: files.count + 1)
+        var reference: (count: Int, hash: UInt64)? = nil
+        for r in 0...repeats {  // round 0 is the warm-up
+            for k in 0...files.count {
+                let (t, run, _) = k == 0 ? evaluate(compiled, batches, threads: threads)
+                                         : try readAndEvaluate(compiled, path: files[k - 1].path, threads: threads)
+                let fp = eventFingerprint(run)
+                if let reference { precondition(fp == reference, "event stream differs between in-memory and file runs") } else { reference = fp }
+                if r > 0 { times[k].append(t) }
+            }
+        }
+        let memory = Stats.median(times[0])
+        for (k, f) in files.enumerated() {
+            let share = memory / Stats.median(times[k + 1])
+            report.ratio(suite, workload, "\(threads)t \(f.label)/in-memory, in turn", share)
+            report.note(String(format: "%@ at %d threads, run in turn with in-memory (%d rounds): %.0f%% of in-memory (medians %.3f ms and %.3f ms)",
+                               f.label, threads, repeats, 100 * share, 1e3 * Stats.median(times[k + 1]), 1e3 * memory))
+        }
+    }
+
     /// Times LogReader → EvaluationRun over a file (the CLI's loop, without writing events); the
     /// run's threads read the file too.
     func fromFile(_ workload: String, _ compiled: CompiledFences, path: String, bytes: Int, suite: String,
@@ -92,16 +135,7 @@ struct EvaluateSuites {
             var times: [Double] = [], cpus: [Double] = []
             var fixes = 0
             for r in 0...repeats {
-                let run = EvaluationRun(compiled: compiled, settings: EvaluationSettings(), threads: threads)
-                var batch: [Fix] = []
-                batch.reserveCapacity(RandomWalk.batchSize)
-                let (t, cpu) = try Clock.wallAndCPU {
-                    var options = LogReaderOptions()
-                    options.threads = threads
-                    options.quickStart = true        // as `geofence evaluate` reads
-                    let reader = try LogReader(path: path, options: options)
-                    while try reader.next(into: &batch, max: RandomWalk.batchSize) { run.process(batch) }
-                }
+                let (t, run, cpu) = try readAndEvaluate(compiled, path: path, threads: threads)
                 if r > 0 { cpus.append(cpu) }
                 fixes = run.fixes
                 if let e = expectedFixes { precondition(fixes == e, "every row read (\(fixes) of \(e))") }
@@ -281,11 +315,16 @@ struct EvaluateSuites {
                 // The same log gzip-compressed (inflated on the reading thread, parsed by all).
                 let gz = NSTemporaryDirectory() + "geofence-bench-\(getpid())-trace.csv.gz"
                 defer { try? FileManager.default.removeItem(atPath: gz) }
+                var files = [(label: "file", path: path)]
                 if gzip(path, to: gz) {
                     let gzBytes = (try? FileManager.default.attributesOfItem(atPath: gz)[.size] as? Int) ?? 0
                     try fromFile(c.name, compiled, path: gz, bytes: gzBytes, suite: "evaluate-real", fences: fences.count,
                                  repeats: runs, expectedFixes: fixes.count, engineSuffix: " gzip file")
+                    files.append((label: "gzip", path: gz))
                 }
+                // The blocks above run one after the other: on a machine whose speed drifts, their
+                // ratios drift too. The same runs in turn give the ratios to judge by.
+                try interleaved(c.name, compiled, batches, files: files, suite: "evaluate-real", repeats: runs)
             }
         }
     }
