@@ -198,7 +198,7 @@ extension MissFilter {
         /// - Complexity: O(1).
         @inlinable @inline(__always)
         public func answer(lat: Double, lon: Double, metres: Double) -> ProbeAnswer {
-            answer(cell: metres <= fastMetres ? cell(lat: lat, lon: lon) : -1, metres: metres)
+            answer(cell: cell(lat: lat, lon: lon), metres: metres)
         }
 
         /// The grid cell whose bit ``answer(lat:lon:metres:)`` reads for the point, or -1 where
