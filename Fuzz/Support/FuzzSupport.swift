@@ -37,7 +37,7 @@ public func fuzzBytes(_ data: UnsafePointer<UInt8>?, _ count: Int) -> [UInt8] {
 }
 
 /// Reads the input as a location log of `format` through a file (as logs are read), in
-/// strict and lenient mode with small chunks, then mapped (docs/logs.md#large-files-are-mapped),
+/// strict and lenient mode with small chunks, then mapped (docs/logs.md#files-are-mapped),
 /// to the end or the first error.
 public func fuzzLog(_ format: LogFormat, _ data: UnsafePointer<UInt8>?, _ count: Int) -> Int32 {
     let path = "/dev/shm/geofence-fuzz-\(getpid())-\(format)"

@@ -368,7 +368,7 @@ public final class EvaluationRun {
     var batchNumber: UInt32 = 0
 
     /// Fewest fixes per slice of the multi-thread query phase (tests lower it).
-    var minimumSlice = 4096
+    var minimumSlice = 1024
     /// Whether the query phase screens fixes with the index's miss filter first (tests turn
     /// it off to compare).
     var screensMisses = true

@@ -218,7 +218,7 @@ final class ByteSource {
     var isMapped: Bool { mapped != nil }
 
     /// Whether the mapped file shrank while it was read (what was read past its new end was
-    /// zeros): the reader reports it (docs/logs.md#large-files-are-mapped).
+    /// zeros): the reader reports it (docs/logs.md#files-are-mapped).
     var shrank: Bool { mapped?.shrank ?? false }
 
     /// For a mapped file, the bytes from the last pages dropped to `base[pos]`; nil otherwise.

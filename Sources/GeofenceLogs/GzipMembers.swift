@@ -72,7 +72,7 @@ final class GzipMembers: @unchecked Sendable {
         /// Written by the worker before `done` is signalled; read by the inflating thread after.
         var output: UnsafeMutablePointer<UInt8>? = nil
         var proved = false
-        let done = DispatchSemaphore(value: 0)
+        let done = Completion()
 
         init(start: Int, end: Int, expected: Int) {
             self.start = start
@@ -81,17 +81,10 @@ final class GzipMembers: @unchecked Sendable {
         }
 
         /// Whether the worker is done (without waiting).
-        var isDone: Bool {
-            guard done.wait(timeout: .now()) == .success else { return false }
-            done.signal()
-            return true
-        }
+        var isDone: Bool { done.isDone }
 
-        /// Waits until the worker is done (and leaves it marked done).
-        func wait() {
-            done.wait()
-            done.signal()
-        }
+        /// Waits until the worker is done.
+        func wait() { done.wait() }
 
         deinit { output?.deallocate() }
     }

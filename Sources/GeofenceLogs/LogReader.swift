@@ -197,7 +197,8 @@ public final class LogReader {
         while ready.count - readyPos < limit && pendingError == nil && !parallel!.done {
             // With quickStart, what a round made goes out at once (the caller works on it while
             // the next round is parsed); rounds then hold about a batch (``ParallelReader/batchFixes``).
-            if options.quickStart && warmedUp && ready.count > readyPos && parallel!.pending == nil { break }
+            // The header's first fix waits for the first round (alone it would be a batch of one).
+            if options.quickStart && warmedUp && parallel!.roundsBegun > 0 && ready.count > readyPos && parallel!.pending == nil { break }
             if readyPos > 0 {
                 ready.removeSubrange(0..<readyPos)
                 readyPos = 0
@@ -243,7 +244,7 @@ public final class LogReader {
         return true
     }
 
-    /// Whether the log is a mapped file (docs/logs.md#large-files-are-mapped).
+    /// Whether the log is a mapped file (docs/logs.md#files-are-mapped).
     var isMapped: Bool { source.isMapped }
 
     /// Whether a round of a parallel read is being parsed ahead (tests).
@@ -315,7 +316,7 @@ public final class LogReader {
     /// Bytes held by the reader's own buffers (decoded window and compressed input), the
     /// quantity that must stay bounded whatever the log's size. For a mapped file, the bytes
     /// of the mapping from the last pages dropped to the reader's position (at most about
-    /// 16 MiB, docs/logs.md#large-files-are-mapped).
+    /// 16 MiB, docs/logs.md#files-are-mapped).
     public var bufferCapacity: Int {
         if let held = source.mappedBytesHeld(upTo: core.pos) { return held }
         return source.capacity + (source.isGzip ? source.chunkSize : 0)

@@ -42,7 +42,7 @@ public struct LogReaderOptions: Sendable {
     /// evaluation's workers would use). The fixes and errors do not depend on it.
     public var readAhead = false
     /// With ``threads`` above 1: the first rounds are small (64 KiB, doubling up to the full
-    /// round) and each is handed out as soon as it is joined, the next one parsed in the
+    /// round; one chunk per thread) and each is handed out as soon as it is joined, the next one parsed in the
     /// background meanwhile, so the caller starts on the first fixes at once and a small log
     /// is read while it is evaluated (docs/logs.md#parallel-reading). The fixes, their order
     /// and the errors do not depend on it; the batches do (the first ones are smaller). Off by
@@ -50,9 +50,9 @@ public struct LogReaderOptions: Sendable {
     /// turns it on, its output not depending on batches.
     public var quickStart = false
     /// A plain regular file of at least this many bytes is mapped read-only instead of read
-    /// (default 1 MiB; docs/logs.md#large-files-are-mapped). `Int.max` reads every file; 0
-    /// maps every regular file that is not gzip.
-    public var mapThreshold: Int = 1 << 20
+    /// (default 0: every regular file that is not gzip; docs/logs.md#files-are-mapped).
+    /// `Int.max` reads every file.
+    public var mapThreshold: Int = 0
     /// The largest gzip member (compressed or inflated) the workers inflate ahead (4 MiB);
     /// tests lower it.
     var gzipMemberLimit = GzipMembers.defaultMemberLimit

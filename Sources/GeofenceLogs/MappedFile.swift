@@ -2,7 +2,7 @@ import CMapGuard
 import Glibc
 
 /// A regular file mapped read-only, whole, for ``ByteSource``: the parsers read it where the
-/// kernel keeps it, without a copy into a buffer (docs/logs.md#large-files-are-mapped).
+/// kernel keeps it, without a copy into a buffer (docs/logs.md#files-are-mapped).
 ///
 /// - At least one page of zeros follows the file's last byte, so a word loaded at the end of
 ///   the file stays inside the mapping.

@@ -166,15 +166,15 @@ final class RoundWork: Sendable {
     private let finished = Atomic<Int>(0)
     private let chunks: Int
     private let parse: @Sendable (Int) -> Void
-    /// Signalled once every chunk is parsed (and raised again by each ``wait()``).
-    private let done = DispatchSemaphore(value: 0)
-    /// Per chunk, signalled once it is parsed (taken by ``awaitChunk(_:)``).
-    private let parsed: [DispatchSemaphore]
+    /// Every chunk is parsed.
+    private let done = Completion()
+    /// Per chunk, parsed.
+    private let parsed: [Completion]
 
     init(chunks: Int, parse: @escaping @Sendable (Int) -> Void) {
         self.chunks = chunks
         self.parse = parse
-        parsed = (0..<chunks).map { _ in DispatchSemaphore(value: 0) }
+        parsed = (0..<chunks).map { _ in Completion() }
     }
 
     /// The next chunk no thread has taken, if any.
@@ -198,7 +198,7 @@ final class RoundWork: Sendable {
     /// Returns once chunk `i` is parsed (its result may then be read), parsing the chunks no
     /// thread has taken meanwhile. Once per chunk.
     func awaitChunk(_ i: Int) {
-        while parsed[i].wait(timeout: .now()) != .success {
+        while !parsed[i].isDone {
             guard let c = take() else {
                 parsed[i].wait()
                 return
@@ -210,7 +210,6 @@ final class RoundWork: Sendable {
     /// Waits until every chunk is parsed.
     func wait() {
         done.wait()
-        done.signal()
     }
 }
 
@@ -335,8 +334,11 @@ struct ParallelReader {
         let e0 = shortened ? s0 + target : core.end, eof = shortened ? false : core.eof
         let base = core.base
         // Parts of at most a chunk, and of 64 KiB or less while that leaves a few per thread
-        // (a small log is split too).
-        let part = Swift.min(chunkBytes, Swift.max(1 << 16, (e0 - s0) / (4 * threads)))
+        // (a small log is split too); a small first round in one part per thread, so that every
+        // thread has a part of the first (and the reader's thread one of a later small round,
+        // if no worker has begun it by the time the round is needed).
+        let part = small ? Swift.max(1 << 12, (e0 - s0 + threads - 1) / threads)
+                         : Swift.min(chunkBytes, Swift.max(1 << 16, (e0 - s0) / (4 * threads)))
         let parts = Swift.max(1, Swift.min((e0 - s0 + part - 1) / part, 4 * threads))
         let guesses = (1..<parts).map { s0 + (e0 - s0) * $0 / parts }
         let cut = quoteParity ? Self.boundariesByParity(base, s0, e0, eof: eof, guesses: guesses)

@@ -106,12 +106,18 @@ final class MappedFileTests: XCTestCase {
         XCTAssertEqual(fixes, try readLog(csv).fixes)
     }
 
-    /// The default threshold: a log of a few MiB is mapped, a small one read.
-    func testLargeFilesAreMappedByDefault() throws {
+    /// By default every plain regular file is mapped, small or large; an empty one is read.
+    func testFilesAreMappedByDefault() throws {
         let small = writeFile(dir, "small.csv", "device,time,lat,lon\na,1700000000,1,2\n")
-        XCTAssertFalse(try LogReader(path: small).isMapped)
+        XCTAssertTrue(try LogReader(path: small).isMapped)
+        XCTAssertEqual(try LogReader(path: small).readAll().count, 1)
         let large = writeLarge(rows: 80_000)
         XCTAssertTrue(try LogReader(path: large).isMapped)
+        let empty = writeFile(dir, "empty.csv", "")
+        XCTAssertFalse(try LogReader(path: empty).isMapped)
+        var reads = LogReaderOptions()
+        reads.mapThreshold = Int.max
+        XCTAssertFalse(try LogReader(path: large, options: reads).isMapped)
     }
 
     /// A CSV of `rows` rows of 8 devices (about 40 bytes each).

@@ -44,7 +44,21 @@ final class QuickStartTests: XCTestCase {
                         XCTAssertGreaterThan(quick.0.count, 1, path)
                         XCTAssertLessThan(quick.0[0].count, serial.0[0].count, path)
                     }
+                    // The header's first fix goes out with the first round, not alone.
+                    XCTAssertGreaterThan(quick.0[0].count, 1, path)
                 }
+            }
+        }
+        // Logs of no row, one and a few: every fix, in one batch.
+        for rows in [0, 1, 3] {
+            let path = tmp + "/rows\(rows).csv"
+            let text = "device,time,lat,lon\n" + (0..<rows).map { "d\($0 % 2),\(1_700_000_000 + $0),45.5,5.25\n" }.joined()
+            try text.write(toFile: path, atomically: true, encoding: .utf8)
+            let serial = try batches(path, threads: 1, quick: false)
+            for threads in [2, 8] {
+                let quick = try batches(path, threads: threads, quick: true)
+                XCTAssertEqual(quick.0, serial.0, "\(rows) rows, \(threads) threads")
+                XCTAssertEqual(quick.0.count, rows == 0 ? 0 : 1, "\(rows) rows, \(threads) threads")
             }
         }
         // Strict: the same error, at the same line.
