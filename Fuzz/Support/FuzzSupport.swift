@@ -48,7 +48,7 @@ public func fuzzLog(_ format: LogFormat, _ data: UnsafePointer<UInt8>?, _ count:
     for (skip, mapped) in [(false, false), (true, false), (true, true)] {
         var options = LogReaderOptions(format: format, skipInvalid: skip)
         options.chunkSize = 4096
-        if mapped { options.mapThreshold = 0 }
+        options.mapThreshold = mapped ? 0 : Int.max
         guard let reader = try? LogReader(path: path, options: options) else { continue }
         var batch: [Fix] = []
         while (try? reader.next(into: &batch, max: 64)) == true {}

@@ -28,7 +28,8 @@ public struct LogReaderOptions: Sendable {
     /// two chunks plus the longest line. Tests use tiny chunks to cut lines anywhere.
     public var chunkSize: Int
     /// A line (CSV row, NDJSON object, GPX token) longer than this is an error, so a file
-    /// without newlines cannot make the buffer grow without bound.
+    /// without newlines cannot make the buffer grow without bound (a mapped file has no
+    /// buffer, and no such limit: docs/logs.md#files-are-mapped).
     public var maxLineLength: Int
     /// Threads that parse a CSV or NDJSON log at once (docs/logs.md#parallel-reading); 1
     /// (default) reads serially. The fixes, devices, skips, messages and errors do not depend on it.

@@ -53,6 +53,15 @@ func runTool(_ tool: String, _ args: [String], stdin: String? = nil, stdout: Str
     return p.terminationStatus
 }
 
+/// `options` reading a plain file through the read buffer instead of mapping it: for the tests
+/// of the buffer's refills (a chunk size smaller than the file) and of the longest line, which
+/// bounds the buffer (a mapped file has none, docs/logs.md#files-are-mapped).
+func buffered(_ options: LogReaderOptions) -> LogReaderOptions {
+    var o = options
+    o.mapThreshold = Int.max
+    return o
+}
+
 /// All fixes of a log with its reader (for skip counts and device names).
 func readLog(_ path: String, _ options: LogReaderOptions = LogReaderOptions()) throws(GeofenceError) -> (fixes: [Fix], reader: LogReader) {
     let reader = try LogReader(path: path, options: options)

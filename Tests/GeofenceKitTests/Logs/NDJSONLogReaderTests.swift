@@ -49,7 +49,7 @@ final class NDJSONLogReaderTests: XCTestCase {
         }
         let p = writeFile(tmp, "vb.ndjson", out)
         for chunk in [3, 1000, 1 << 20] {
-            let (fixes, reader) = try readLog(p, LogReaderOptions(chunkSize: chunk))
+            let (fixes, reader) = try readLog(p, buffered(LogReaderOptions(chunkSize: chunk)))
             XCTAssertEqual(fixes, expected)
             XCTAssertEqual(reader.devices.names, csvReader.devices.names)
         }
@@ -58,7 +58,7 @@ final class NDJSONLogReaderTests: XCTestCase {
     func testChunkBoundaries() throws {
         let (expected, _) = try readLog(logFixture("small.ndjson"))
         for chunk in [1, 2, 3, 5, 8, 13, 100] {
-            let (fixes, _) = try readLog(logFixture("small.ndjson"), LogReaderOptions(chunkSize: chunk))
+            let (fixes, _) = try readLog(logFixture("small.ndjson"), buffered(LogReaderOptions(chunkSize: chunk)))
             XCTAssertEqual(fixes, expected, "chunk \(chunk)")
         }
     }

@@ -126,6 +126,7 @@ final class ParallelReadTests: XCTestCase {
             let path = writeFile(dir, "messy\(seed).csv", Self.messyCSV(seed: seed, rows: 300, bad: true, millis: seed % 3 == 0))
             var o = LogReaderOptions(skipInvalid: true)
             o.chunkSize = 1 + Int(seed % 5) * 37
+            o.mapThreshold = Int.max      // through the read buffer (a mapped file has none)
             assertSameAsSerial(path, o)
         }
     }
@@ -284,6 +285,7 @@ final class ParallelReadTests: XCTestCase {
         for chunk in [1 << 20, 4096] {
             var o = LogReaderOptions(skipInvalid: true)
             o.chunkSize = chunk
+            o.mapThreshold = Int.max      // through the read buffer (a mapped file has none)
             assertSameAsSerial(path + ".gz", o)
             assertSameAsSerial(cut, o)
         }
@@ -298,6 +300,7 @@ final class ParallelReadTests: XCTestCase {
         var o = LogReaderOptions(skipInvalid: true)
         o.threads = 2
         o.chunkSize = 4096
+        o.mapThreshold = Int.max      // through the read buffer (a mapped file has none)
         for _ in 0..<5 {
             let reader = try LogReader(path: path + ".gz", options: o)
             var batch: [Fix] = []
