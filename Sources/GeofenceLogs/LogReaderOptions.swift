@@ -43,9 +43,9 @@ public struct LogReaderOptions: Sendable {
     /// evaluation's workers would use). The fixes and errors do not depend on it.
     public var readAhead = false
     /// With ``threads`` above 1: the first rounds are small (64 KiB, doubling up to the full
-    /// round; one chunk per thread) and each is handed out as soon as it is joined, the next one parsed in the
-    /// background meanwhile, so the caller starts on the first fixes at once and a small log
-    /// is read while it is evaluated (docs/logs.md#parallel-reading). The fixes, their order
+    /// round; one chunk per thread) and each is handed out as soon as it is joined, the next
+    /// one parsed in the background meanwhile, so the caller starts on the first fixes at once
+    /// and a small log is read while it is evaluated (docs/logs.md#parallel-reading). The fixes, their order
     /// and the errors do not depend on it; the batches do (the first ones are smaller). Off by
     /// default (a caller may rely on batches that do not depend on the thread count); `evaluate`
     /// turns it on, its output not depending on batches.
