@@ -42,7 +42,7 @@ public struct LogReaderOptions: Sendable {
     /// Off by default: on 2 cores it made `evaluate` slower (the parse takes the cores the
     /// evaluation's workers would use). The fixes and errors do not depend on it.
     public var readAhead = false
-    /// With ``threads`` above 1: the first rounds are small (64 KiB, doubling up to the full
+    /// With ``threads`` above 1: the first rounds are smaller (1 MiB, doubling up to the full
     /// round; one chunk per thread) and each is handed out as soon as it is joined, the next
     /// one parsed in the background meanwhile, so the caller starts on the first fixes at once
     /// and a small log is read while it is evaluated (docs/logs.md#parallel-reading). The fixes, their order

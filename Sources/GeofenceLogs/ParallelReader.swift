@@ -245,12 +245,14 @@ struct ParallelReader {
     var knownSnapshot: KnownSnapshot? = nil
     /// Whether the first rounds are small (``LogReaderOptions/quickStart``).
     var quickStart = false
-    /// Rounds begun so far: with ``quickStart`` the first ones are small (``firstRoundBytes``,
+    /// Rounds begun so far: with ``quickStart`` the first ones are smaller (``firstRoundBytes``,
     /// doubling), so that a caller gets its first fixes soon and works on them while the next
     /// round is parsed.
     var roundsBegun = 0
-    /// The first round's bytes.
-    static let firstRoundBytes = 1 << 16
+    /// The first round's bytes: a small log is one round, parsed by every thread and then
+    /// evaluated by every thread, which measured faster than smaller rounds evaluated while
+    /// the next is parsed (docs/logs.md#parallel-reading).
+    static let firstRoundBytes = 1 << 20
 
     /// A round's bytes once the first, small ones are over: two chunks per thread, or fewer
     /// bytes when ``batchFixes`` is set (about that many fixes, at the bytes per fix joined so far).

@@ -30,7 +30,15 @@ final class QuickStartTests: XCTestCase {
         lines[5_500] = lines[10]
         let bad = tmp + "/bad.csv"
         try lines.joined(separator: "\n").write(toFile: bad, atomically: true, encoding: .utf8)
-        for path in [ais, bad, packageRoot + "/data/flights_us.csv"] {
+        // A log of a few first rounds (the bundled ones are one round each).
+        let large = tmp + "/large.csv"
+        var text = "device,time,lat,lon,accuracy\n"
+        for i in 0..<(3 * ParallelReader.firstRoundBytes / 40) {
+            text += "dev\(i % 8),\(1_700_000_000 + i / 8),\(Double(i % 1000) / 20 - 25),\(Double(i % 3000) / 20 - 75),\(i % 50)\n"
+        }
+        try text.write(toFile: large, atomically: true, encoding: .utf8)
+        for path in [ais, bad, packageRoot + "/data/flights_us.csv", large] {
+            let size = (try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
             let serial = try batches(path, threads: 1, quick: false, skip: true)
             for threads in [2, 8] {
                 for chunk in [1 << 20, 4096] {
@@ -38,9 +46,9 @@ final class QuickStartTests: XCTestCase {
                     XCTAssertEqual(quick.0.flatMap { $0 }, serial.0.flatMap { $0 }, "\(path) \(threads) threads")
                     XCTAssertEqual(quick.1.skipped, serial.1.skipped, path)
                     XCTAssertEqual(quick.1.devices.names, serial.1.devices.names, path)
-                    // The first batch is one small round (64 KiB), not the whole log (where a
-                    // full round is larger than that).
-                    if ParallelReader.firstRoundBytes < 2 * threads * chunk {
+                    // The first batch is one small round, not the whole log (where the log and a
+                    // full round are larger than that).
+                    if ParallelReader.firstRoundBytes < Swift.min(size, 2 * threads * chunk) {
                         XCTAssertGreaterThan(quick.0.count, 1, path)
                         XCTAssertLessThan(quick.0[0].count, serial.0[0].count, path)
                     }
