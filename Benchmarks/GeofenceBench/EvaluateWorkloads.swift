@@ -13,7 +13,7 @@ import Glibc
 /// log arrives. 200 fixes per device.
 enum RandomWalk {
     static let fixesPerDevice = 200
-    static let batchSize = 65_536
+    static let batchSize = EvaluationRun.defaultBatchSize   // as `geofence evaluate` reads
     static let startTime = 1_750_000_000.0
 
     /// Fixes in batches of `batchSize` (the CLI's batch size); `devices`

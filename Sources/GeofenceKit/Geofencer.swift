@@ -207,7 +207,7 @@ public final class Geofencer: Sendable {
     ///   (bad rows in strict mode, read failures) come from the stream.
     public func evaluate(logs: [String], options: LogReaderOptions = LogReaderOptions(),
                          settings: EvaluationSettings = EvaluationSettings(), threads: Int = 1,
-                         batchSize: Int = 65_536) throws(GeofenceError) -> EventStream {
+                         batchSize: Int = EvaluationRun.defaultBatchSize) throws(GeofenceError) -> EventStream {
         try EventStream(compiled: settings.dwell == nil ? compiled : compiled.withDefaultDwell(settings.dwell),
                         logs: logs, options: options, settings: settings, threads: threads, batchSize: batchSize)
     }

@@ -142,7 +142,8 @@ extension Simulator {
         // Ground truth: full evaluation of the same trace (docs/evaluation.md, no margin, no dwell).
         let run = EvaluationRun(compiled: compiled, settings: EvaluationSettings(), threads: threads)
         var k = 0
-        while k < fixes.count { run.process(Array(fixes[k..<min(fixes.count, k + 65_536)])); k += 65_536 }
+        let batch = EvaluationRun.defaultBatchSize
+        while k < fixes.count { run.process(Array(fixes[k..<min(fixes.count, k + batch)])); k += batch }
         var truth = Array(repeating: [ReportedEvent](), count: n)
         for e in run.events where e.type != .dwell {
             truth[Int(e.device)].append(ReportedEvent(device: e.device, fence: e.fence, type: e.type, time: e.time))

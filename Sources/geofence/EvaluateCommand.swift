@@ -95,11 +95,11 @@ enum EvaluateCommand {
         let spill = EventSpill(prefix: spillPrefix(for: output))
         defer { spill.removeAll() }
         var batch: [Fix] = []
-        batch.reserveCapacity(65_536)
+        batch.reserveCapacity(EvaluationRun.defaultBatchSize)
         var notices: [String] = []
         for path in logs {
             let reader = try LogReader(path: path, options: options, devices: devices)
-            while try reader.next(into: &batch, max: 65_536) {
+            while try reader.next(into: &batch, max: EvaluationRun.defaultBatchSize) {
                 run.process(batch)
                 // Held events live in arrays that grow by doubling: half the budget in events
                 // keeps their memory, spare capacity included, within the budget.
