@@ -197,8 +197,9 @@ public final class LogReader {
         while ready.count - readyPos < limit && pendingError == nil && !parallel!.done {
             // With quickStart, what a round made goes out at once (the caller works on it while
             // the next round is parsed); rounds then hold about a batch (``ParallelReader/batchFixes``).
-            // The header's first fix waits for the first round (alone it would be a batch of one).
-            if options.quickStart && warmedUp && parallel!.roundsBegun > 0 && ready.count > readyPos && parallel!.pending == nil { break }
+            // The header's first fix waits for the first round (alone it would be a batch of one);
+            // a round is begun only once the reader is warmed up.
+            if options.quickStart && parallel!.roundsBegun > 0 && ready.count > readyPos && parallel!.pending == nil { break }
             if readyPos > 0 {
                 ready.removeSubrange(0..<readyPos)
                 readyPos = 0

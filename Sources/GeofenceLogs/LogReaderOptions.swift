@@ -44,8 +44,9 @@ public struct LogReaderOptions: Sendable {
     public var readAhead = false
     /// With ``threads`` above 1: the first rounds are smaller (1 MiB, doubling up to the full
     /// round; one chunk per thread) and each is handed out as soon as it is joined, the next
-    /// one parsed in the background meanwhile, so the caller starts on the first fixes at once
-    /// and a small log is read while it is evaluated (docs/logs.md#parallel-reading). The fixes, their order
+    /// one parsed in the background meanwhile, so the caller starts on the first fixes soon and
+    /// the rest of a larger log is read while they are evaluated (a log of up to 1 MiB is one
+    /// round; docs/logs.md#parallel-reading). The fixes, their order
     /// and the errors do not depend on it; the batches do (the first ones are smaller). Off by
     /// default (a caller may rely on batches that do not depend on the thread count); `evaluate`
     /// turns it on, its output not depending on batches.

@@ -38,6 +38,16 @@ func writeFile(_ dir: String, _ name: String, _ text: String) -> String {
     return path
 }
 
+/// A CSV log of `rows` rows of 8 devices (about 40 bytes each) in `dir`; returns its path.
+func writeLargeLog(_ dir: String, rows: Int) -> String {
+    var text = "device,time,lat,lon,accuracy\n"
+    text.reserveCapacity(rows * 44)
+    for i in 0..<rows {
+        text += "dev\(i % 8),\(1_700_000_000 + i / 8),\(Double(i % 1000) / 20 - 25),\(Double(i % 3000) / 20 - 75),\(i % 50)\n"
+    }
+    return writeFile(dir, "large-\(rows).csv", text)
+}
+
 /// Runs /bin/gzip (or another tool) and waits; returns the exit status.
 @discardableResult
 func runTool(_ tool: String, _ args: [String], stdin: String? = nil, stdout: String? = nil) -> Int32 {

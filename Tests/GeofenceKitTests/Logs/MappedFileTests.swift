@@ -111,7 +111,7 @@ final class MappedFileTests: XCTestCase {
         let small = writeFile(dir, "small.csv", "device,time,lat,lon\na,1700000000,1,2\n")
         XCTAssertTrue(try LogReader(path: small).isMapped)
         XCTAssertEqual(try LogReader(path: small).readAll().count, 1)
-        let large = writeLarge(rows: 80_000)
+        let large = writeLargeLog(dir, rows: 80_000)
         XCTAssertTrue(try LogReader(path: large).isMapped)
         let empty = writeFile(dir, "empty.csv", "")
         XCTAssertFalse(try LogReader(path: empty).isMapped)
@@ -120,23 +120,13 @@ final class MappedFileTests: XCTestCase {
         XCTAssertFalse(try LogReader(path: large, options: reads).isMapped)
     }
 
-    /// A CSV of `rows` rows of 8 devices (about 40 bytes each).
-    func writeLarge(rows: Int) -> String {
-        var text = "device,time,lat,lon,accuracy\n"
-        text.reserveCapacity(rows * 44)
-        for i in 0..<rows {
-            text += "dev\(i % 8),\(1_700_000_000 + i / 8),\(Double(i % 1000) / 20 - 25),\(Double(i % 3000) / 20 - 75),\(i % 50)\n"
-        }
-        return writeFile(dir, "large-\(rows).csv", text)
-    }
-
     /// The file is cut short after the first batch: the pages it lost read as zeros inside
     /// the reader, which stops with an I/O error naming the file (exit code 74 in the CLI),
     /// at 1 and 2 threads, strict or lenient; the process lives on.
     func testFileShrinkingWhileMappedIsReported() throws {
         for threads in [1, 2] {
             for lenient in [false, true] {
-                let path = writeLarge(rows: 200_000)
+                let path = writeLargeLog(dir, rows: 200_000)
                 var o = LogReaderOptions(skipInvalid: lenient)
                 o.threads = threads
                 let reader = try LogReader(path: path, options: o)

@@ -31,12 +31,7 @@ final class QuickStartTests: XCTestCase {
         let bad = tmp + "/bad.csv"
         try lines.joined(separator: "\n").write(toFile: bad, atomically: true, encoding: .utf8)
         // A log of a few first rounds (the bundled ones are one round each).
-        let large = tmp + "/large.csv"
-        var text = "device,time,lat,lon,accuracy\n"
-        for i in 0..<(3 * ParallelReader.firstRoundBytes / 40) {
-            text += "dev\(i % 8),\(1_700_000_000 + i / 8),\(Double(i % 1000) / 20 - 25),\(Double(i % 3000) / 20 - 75),\(i % 50)\n"
-        }
-        try text.write(toFile: large, atomically: true, encoding: .utf8)
+        let large = writeLargeLog(tmp, rows: 3 * ParallelReader.firstRoundBytes / 40)
         for path in [ais, bad, packageRoot + "/data/flights_us.csv", large] {
             let size = (try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
             let serial = try batches(path, threads: 1, quick: false, skip: true)

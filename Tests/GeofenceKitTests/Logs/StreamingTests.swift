@@ -42,7 +42,7 @@ final class StreamingTests: XCTestCase {
         return (path, rows)
     }
 
-    func stream(_ path: String, rows: Int, devices: Int, gzip: Bool, mapThreshold: Int = 1 << 20) throws {
+    func stream(_ path: String, rows: Int, devices: Int, gzip: Bool, mapThreshold: Int = LogReaderOptions().mapThreshold) throws {
         var options = LogReaderOptions()
         options.mapThreshold = mapThreshold
         let reader = try LogReader(path: path, options: options)
