@@ -41,7 +41,7 @@ let package = Package(
         // Swift over GDAL's OGR vector API: reading layers of any OGR source, writing GeoPackage and FlatGeobuf.
         .target(name: "GeofenceGDAL", dependencies: ["CGDAL"], swiftSettings: checks),
         // What every module shares: the error types, JSON and CSV codecs, atomic output files, SHA-256.
-        .target(name: "GeofenceBase", swiftSettings: checks),
+        .target(name: "GeofenceBase", dependencies: ["CMapGuard"], swiftSettings: checks),
         // Fences as values (Fence, FenceShape, Coordinate) and the packed R-tree over them (FenceIndex).
         .target(name: "GeofenceIndex", dependencies: ["GeofenceBase", "Geodesy"], swiftSettings: checks),
         // Location logs: CSV, NDJSON and GPX readers (gzip, stdin), device interning, times.

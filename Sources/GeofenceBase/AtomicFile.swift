@@ -87,7 +87,7 @@ public enum AtomicFile {
         /// Renames the file into place (writes it, for a device or FIFO).
         /// - Throws: `GeofenceError.output` when the rename or the write fails.
         public func commit() throws(GeofenceError) {
-            if let inPlace { try AtomicFile.write(inPlace, to: path); return }
+            if let inPlace { try MappedRegion.checkAll(); try AtomicFile.write(inPlace, to: path); return }
             guard let tmp else { return }
             defer { TemporaryFiles.shared.remove(tmp) }
             try AtomicFile.commit(tmp, to: path)
@@ -139,7 +139,10 @@ public enum AtomicFile {
 
     /// Renames the finished temporary file `tmp` over `path` (removing `tmp` when that fails).
     /// - Throws: `GeofenceError.output` (operation `.rename`) with the errno of rename(2).
+    ///   `GeofenceError.input` (the temporary file removed) when a file mapped in place shrank
+    ///   while in use (``MappedRegion/checkAll()``): what was computed from it is not kept.
     public static func commit(_ tmp: String, to path: String) throws(GeofenceError) {
+        do { try MappedRegion.checkAll() } catch { unlink(tmp); throw error }
         guard rename(tmp, path) == 0 else {
             let e = errno
             unlink(tmp)

@@ -24,6 +24,11 @@ struct SectionWriter {
         sections.append(Pending(section: s, count: count, hash: hash, withBytes: { body in values.withUnsafeBytes { body($0) } }))
     }
 
+    mutating func put<T>(_ s: Section, _ values: Column<T>) {
+        let (count, hash) = values.withUnsafeBytes { ($0.count, Hash64.hash($0.baseAddress, count: $0.count)) }
+        sections.append(Pending(section: s, count: count, hash: hash, withBytes: { body in values.withUnsafeBytes { body($0) } }))
+    }
+
     mutating func put<T>(_ s: Section, _ values: UnsafeBufferPointer<T>) {
         // Memory that outlives no caller: copied.
         put(s, Array(UnsafeRawBufferPointer(values)))
@@ -240,6 +245,24 @@ final class SectionReader {
         return out
     }
 
+    /// A section as a ``Column``, checksum checked: mapped in place when it is at least
+    /// ``mapThreshold`` bytes and holds plain values only (no offset or reference that a change
+    /// to the file while in use could send out of range), else read into memory as ``array(_:count:)``.
+    func column<T>(_ s: Section) throws(GeofenceError) -> Column<T> {
+        let e = try entry(s)
+        let stride = MemoryLayout<T>.stride
+        guard e.length >= Self.mapThreshold, e.length % stride == 0, e.offset % MemoryLayout<T>.alignment == 0,
+              let region = MappedRegion(fd: fd, offset: e.offset, count: e.length, path: path) else {
+            return Column(try array(s) as [T])
+        }
+        guard Hash64.hash(region.base, count: e.length) == e.checksum else { throw bad("checksum mismatch in section \(s)") }
+        return Column(region: region)
+    }
+
+    /// Sections of at least this many bytes are mapped by ``column(_:)``: below it, a read into
+    /// fresh memory costs less than a mapping and its guard.
+    nonisolated(unsafe) static var mapThreshold = 1 << 20
+
     /// Asks for transparent huge pages over the whole 2 MiB pages of a large buffer about to be
     /// filled (a section read into fresh memory faults in 512 times fewer pages).
     static func adviseHugePages(_ p: UnsafeMutableRawPointer, _ length: Int) {
@@ -300,6 +323,13 @@ final class Held<T>: @unchecked Sendable {
     /// The value, leaving nothing behind to share its storage (so it is not copied when changed).
     func take() -> T where T: RangeReplaceableCollection {
         var v = T()
+        swap(&v, &value)
+        return v
+    }
+
+    /// The column, leaving an empty one.
+    func take<U>() -> Column<U> where T == Column<U> {
+        var v = Column<U>()
         swap(&v, &value)
         return v
     }

@@ -45,9 +45,21 @@ extension CompiledFenceFile {
             }
         }
         let p = t.polygons
-        for k in stride(from: 0, to: p.coords.count - 1, by: 2) {
-            let lon = p.coords[k], lat = p.coords[k + 1]
-            guard lon.isFinite, abs(lon) <= 540, lat.isFinite, abs(lat) <= 90 else { throw r.bad("vertex \(k / 2) out of range") }
+        // One pass without a branch per vertex (a comparison with NaN is false, and infinities
+        // are out of range), then the first bad vertex looked for only when there is one.
+        let vertices = p.coords.count / 2
+        let inRange = p.coords.withUnsafeBufferPointer { c -> Bool in
+            var outside = 0
+            for v in 0..<vertices {
+                let lonIn = abs(c[2 &* v]) <= 540, latIn = abs(c[2 &* v &+ 1]) <= 90
+                outside |= (lonIn ? 0 : 1) | (latIn ? 0 : 1)
+            }
+            return outside == 0
+        }
+        if !inRange {
+            for v in 0..<vertices where !(abs(p.coords[2 * v]) <= 540 && abs(p.coords[2 * v + 1]) <= 90) {
+                throw r.bad("vertex \(v) out of range")
+            }
         }
         for v in p.partBoxes where !v.isFinite || abs(v) > 540 { throw r.bad("part box out of range") }
         for v in p.partBandScale where !v.isFinite || v < 0 { throw r.bad("band scale out of range") }

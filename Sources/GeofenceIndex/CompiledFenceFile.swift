@@ -192,10 +192,10 @@ public struct CompiledFenceFile: Sendable {
             reads.add(.orderKeys) { () throws(GeofenceError) in orderKeys.value = try r.array(.orderKeys, count: records) }
             reads.add(.circles) { () throws(GeofenceError) in circles.value = try r.array(.circles, count: records) }
             reads.add(.splits) { () throws(GeofenceError) in splitWords.value = try r.array(.splits) }
-            let coords = Held<[Double]>([]), ringStarts = Held<[Int32]>([]), partRings = Held<[Int32]>([]), partBoxes = Held<[Double]>([])
+            let coords = Held(Column<Double>()), ringStarts = Held<[Int32]>([]), partRings = Held<[Int32]>([]), partBoxes = Held<[Double]>([])
             let partBandFirst = Held<[Int32]>([]), partBandCount = Held<[Int32]>([]), partBandScale = Held<[Double]>([])
             let bandStarts = Held<[Int32]>([]), bandEdges = Held<[Int32]>([]), polygonParts = Held<[Int32]>([])
-            reads.add(.coords) { () throws(GeofenceError) in coords.value = try r.array(.coords) }
+            reads.add(.coords) { () throws(GeofenceError) in coords.value = try r.column(.coords) }
             reads.add(.ringStarts) { () throws(GeofenceError) in ringStarts.value = try r.array(.ringStarts) }
             reads.add(.partRings) { () throws(GeofenceError) in partRings.value = try r.array(.partRings) }
             reads.add(.partBoxes) { () throws(GeofenceError) in partBoxes.value = try r.array(.partBoxes) }
@@ -308,7 +308,17 @@ public struct CompiledFenceFile: Sendable {
             throw r.bad("ring \(r0) has fewer than 2 positions")
         }
         let vertices = p.coords.count / 2
-        for e in p.bandEdges where e < 0 || Int(e) >= vertices - 1 { throw r.bad("band edge \(e) out of range") }
+        // Edges are below vertices − 1 (unsigned, so negatives are too large): one pass without a
+        // branch per edge, then the first bad one looked for only when there is one.
+        let edgeLimit = UInt32(clamping: Swift.max(0, vertices - 1))
+        let edgesInRange = p.bandEdges.withUnsafeBufferPointer { b -> Bool in
+            var outside = 0
+            for e in b { outside |= UInt32(bitPattern: e) < edgeLimit ? 0 : 1 }
+            return outside == 0
+        }
+        if !edgesInRange {
+            for e in p.bandEdges where e < 0 || Int(e) >= vertices - 1 { throw r.bad("band edge \(e) out of range") }
+        }
         let polygons = p.polygonParts.count - 1
         for k in 0..<polygons where p.polygonParts[k + 1] == p.polygonParts[k] { throw r.bad("polygon \(k) has no part") }
         var polygonUsed = 0

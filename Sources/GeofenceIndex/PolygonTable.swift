@@ -13,8 +13,10 @@ package struct PolygonTable: Sendable {
     /// Average edges per band.
     static let edgesPerBand = 4
 
-    /// Vertices as `lon, lat` pairs, all rings one after another, each ring closed.
-    package internal(set) var coords: [Double] = []
+    /// Vertices as `lon, lat` pairs, all rings one after another, each ring closed. A
+    /// ``Column``: a compiled file's vertices are used where the file is mapped (plain values,
+    /// no offsets: a change to the file while in use cannot send a query out of range).
+    package internal(set) var coords = Column<Double>()
     /// Per ring: its first vertex, then the total (ring `r` is vertices `ringStarts[r]..<ringStarts[r + 1]`).
     package internal(set) var ringStarts: [Int32] = [0]
     /// Per part: its first ring, then the total (part `p` is rings `partRings[p]..<partRings[p + 1]`).
@@ -38,7 +40,7 @@ package struct PolygonTable: Sendable {
     package var partCount: Int { partRings.count - 1 }
 
     var memoryBytes: Int {
-        coords.capacity * 8 + ringStarts.capacity * 4 + partRings.capacity * 4 + partBoxes.capacity * 8
+        coords.capacityBytes + ringStarts.capacity * 4 + partRings.capacity * 4 + partBoxes.capacity * 8
             + partBandFirst.capacity * 4 + partBandCount.capacity * 4 + partBandScale.capacity * 8
             + bandStarts.capacity * 4 + bandEdges.capacity * 4 + polygonParts.capacity * 4
     }

@@ -74,6 +74,9 @@ do {
     }
     Console.quiet = args.flag("--quiet")
     let status = try cmd.run(args)
+    // Fences used in place from a compiled file that shrank meanwhile: the answers on
+    // standard output came partly from zeros (docs/compiled-fences.md#memory).
+    try MappedRegion.checkAll()
     // A summary or warning that could not reach stderr: the run did not fully succeed.
     exit(status == 0 && Console.stderrFailed ? 74 : status)
 } catch {

@@ -1,8 +1,8 @@
 #pragma once
 #include <stddef.h>
 
-// Guards read-only file mappings against the file shrinking under them (docs/logs.md,
-// "Large files are mapped"). Touching a page of a mapping past the file's new end raises
+// Guards read-only file mappings against the file shrinking under them (docs/logs.md, "Files
+// are mapped"; docs/compiled-fences.md, "Memory"). Touching a page of a mapping past the file's new end raises
 // SIGBUS; within a guarded range, the handler maps a page of zeros there instead and marks
 // the range, so the reader continues, notices the mark and reports the file as changed.
 // A SIGBUS anywhere else goes to the handler that was installed before, or kills the process

@@ -1,0 +1,136 @@
+import Foundation
+import Glibc
+import XCTest
+import GeofenceKit
+import GeofenceTestSupport
+@testable import GeofenceBase
+@testable import GeofenceIndex
+
+/// A compiled file's polygon vertices used where the file is mapped (docs/compiled-fences.md#memory):
+/// the same answers as when they are read into memory, the same error for a damaged section,
+/// a change copies them first, and a file cut short while in use is reported, never a crash.
+final class MappedSectionTests: XCTestCase {
+    var dir = ""
+    override func setUp() { dir = makeTemporaryDirectory() }
+    override func tearDown() {
+        SectionReader.mapThreshold = 1 << 20
+        try? FileManager.default.removeItem(atPath: dir)
+    }
+
+    /// Real polygons (US counties, countries with antimeridian cases) and ports, compiled to a file.
+    func compiledFile() throws -> (path: String, built: CompiledFences) {
+        let root = CLI.packageRoot.path + "/data/"
+        let set = try FenceSet.load(paths: [root + "ports.csv", root + "us_counties_va_nc.geojson", root + "countries.geojson"], crs: nil)
+        let fences = try set.usable(skipInvalid: true).fences
+        let built = try CompiledFences(fences)
+        let path = dir + "/fences.gfc"
+        try CompiledFenceFile.write(index: built.index, fences: fences, to: path)
+        return (path, built)
+    }
+
+    /// Opens `path` with sections of `threshold` bytes and more mapped.
+    func open(_ path: String, threshold: Int, threads: Int = 1) throws -> CompiledFences {
+        SectionReader.mapThreshold = threshold
+        defer { SectionReader.mapThreshold = 1 << 20 }
+        return CompiledFences(file: try CompiledFenceFile.open(path: path, threads: threads))
+    }
+
+    /// Containment and nearest answers at sample points, as text.
+    func answers(_ c: CompiledFences) -> [String] {
+        var g = SeededGenerator(seed: 31)
+        var out: [String] = []
+        var points: [(Double, Double, Double)] = [(36.85, -76.30, 50), (35.9, -78.6, 0), (-17.0, 179.9, 5000), (65.5, -179.99, 0)]
+        for _ in 0..<300 { points.append((g.uniform(-60, 75), g.uniform(-180, 180), g.uniform(0, 20_000))) }
+        for (lat, lon, acc) in points {
+            out.append(c.index.classify(lat: lat, lon: lon, accuracy: acc).map { "\(c.index.identifier(of: $0.slot)) \($0.state)" }.sorted().joined(separator: ","))
+            out.append(c.index.nearest(5, lat: lat, lon: lon).map { "\(c.index.identifier(of: $0.slot)) \($0.distance)" }.joined(separator: ","))
+        }
+        return out
+    }
+
+    func testMappedVerticesGiveTheAnswersOfReadOnes() throws {
+        let (path, built) = try compiledFile()
+        let read = try open(path, threshold: Int.max)
+        XCTAssertFalse(read.index.table.polygons.coords.isMapped)
+        for threads in [1, 3] {
+            let mapped = try open(path, threshold: 0, threads: threads)
+            XCTAssertTrue(mapped.index.table.polygons.coords.isMapped)
+            XCTAssertGreaterThan(mapped.index.table.polygons.coords.count, 1000)
+            XCTAssertTrue(mapped.index.table.polygons.coords.elementsEqual(built.index.table.polygons.coords))
+            XCTAssertEqual(answers(mapped), answers(read))
+        }
+        XCTAssertEqual(answers(read), answers(built))
+    }
+
+    func testADamagedMappedSectionGetsTheErrorOfARead() throws {
+        let (path, _) = try compiledFile()
+        // The vertices section (id 12): one byte flipped in its middle.
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        func u(_ o: Int) -> Int { (0..<8).reduce(0) { $0 | Int(bytes[o + $1]) << (8 * $1) } }
+        let sections = (0..<Int(bytes[16])).map { 64 + 32 * $0 }
+        let entry = try XCTUnwrap(sections.first { bytes[$0] == 12 })
+        bytes[u(entry + 8) + u(entry + 16) / 2] ^= 0x10
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        var messages: [String] = []
+        for threshold in [Int.max, 0] {
+            XCTAssertThrowsError(try open(path, threshold: threshold)) { messages.append("\($0)") }
+        }
+        XCTAssertEqual(messages.count, 2)
+        XCTAssertEqual(messages.first, messages.last)
+        XCTAssertTrue(messages[0].contains("checksum mismatch in section coords"), messages[0])
+    }
+
+    func testAChangeCopiesTheMappedValuesAndLeavesTheFileAlone() throws {
+        let (path, _) = try compiledFile()
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+        let mapped = try open(path, threshold: 0)
+        let original = mapped.index.table.polygons.coords
+        XCTAssertTrue(original.isMapped)
+        var changed = original
+        let first = changed[0]
+        changed[0] = first + 1
+        changed.append(contentsOf: [1, 2])
+        XCTAssertFalse(changed.isMapped)
+        XCTAssertEqual(changed[0], first + 1)
+        XCTAssertEqual(changed.count, original.count + 2)
+        XCTAssertEqual(original[0], first)
+        XCTAssertTrue(original.isMapped)
+        XCTAssertTrue(changed.dropFirst().prefix(original.count - 1).elementsEqual(original.dropFirst()))
+        // An opened index takes a new polygon: its vertices are appended to a copy.
+        var index = mapped.index
+        _ = try index.insert(.polygon(id: "new-square", polygons: [[[Coordinate(lon: 1, lat: 1), Coordinate(lon: 2, lat: 1),
+                                                                      Coordinate(lon: 2, lat: 2), Coordinate(lon: 1, lat: 1)]]]))
+        XCTAssertFalse(index.table.polygons.coords.isMapped)
+        XCTAssertEqual(index.classify(lat: 1.4, lon: 1.6, accuracy: 0).map { index.identifier(of: $0.slot) }, ["new-square"])
+        XCTAssertEqual(mapped.index.classify(lat: 1.4, lon: 1.6, accuracy: 0).count, 0)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: path)), before)
+    }
+
+    func testAFileCutShortWhileMappedIsReportedNeverACrash() throws {
+        let (path, _) = try compiledFile()
+        let tmp = dir + "/out.tmp", out = dir + "/out.csv"
+        do {
+            let mapped = try open(path, threshold: 0)
+            let coords = mapped.index.table.polygons.coords
+            XCTAssertTrue(coords.isMapped)
+            XCTAssertNoThrow(try MappedRegion.checkAll())
+            XCTAssertEqual(truncate(path, 64), 0)
+            // Every vertex read again: the lost pages read as zeros, no SIGBUS.
+            var zeros = 0
+            for v in coords where v == 0 { zeros += 1 }
+            XCTAssertGreaterThan(zeros, coords.count / 2)
+            _ = answers(mapped)
+            XCTAssertThrowsError(try MappedRegion.checkAll()) { e in
+                XCTAssertTrue("\(e)".contains(path) && "\(e)".contains("shrank while it was in use"), "\(e)")
+                XCTAssertEqual((e as? GeofenceError)?.category, .ioFailure)
+            }
+            // No output computed from them is committed.
+            FileManager.default.createFile(atPath: tmp, contents: Data("x\n".utf8))
+            XCTAssertThrowsError(try AtomicFile.commit(tmp, to: out))
+            XCTAssertFalse(FileManager.default.fileExists(atPath: out))
+            XCTAssertFalse(FileManager.default.fileExists(atPath: tmp))
+        }
+        // Once the fences are released, nothing is left to report.
+        XCTAssertNoThrow(try MappedRegion.checkAll())
+    }
+}
