@@ -154,24 +154,27 @@ extension CSVLogParser {
         let de = wideDevice(p, s, delimiter)
         guard de > s && p[de] == delimiter else { return false }
         // The time: a plain number, or `YYYY-MM-DDThh:mm:ssZ` (the commonest ISO 8601 form).
-        var time = 0.0, first = de &+ 1, numeric = true
+        var time = 0.0, first = de &+ 1, numeric = true, timeRead = false
         if p[de &+ 5] == UInt8(ascii: "-") {
             // No number has a '-' there.
             guard p[de &+ 21] == delimiter, let v = LogTime.parseUTCSeconds(p + (de &+ 1), day: &core.utcDay) else { return false }
-            (time, first, numeric) = (v, de &+ 22, false)
+            (time, first, numeric, timeRead) = (v, de &+ 22, false, true)
+        } else if let (v, end) = PlainDecimal.epochInteger(p, first), p[end] == delimiter {
+            // An integer epoch time (seconds or milliseconds): two word loads, not a run slot.
+            (time, first, timeRead) = (v, end &+ 1, true)
         }
         // The row's end, found apart from its fields: the next row's start waits for this scan
         // only, not for the numbers (which the processor then reads for several rows at once).
         let lineEnd = first &+ Int(geofence_line_end(p + first))
         // The numbers that follow, in one call: (time,) lat, lon (, accuracy).
         var n = (0.0, 0.0, 0.0, 0.0)
-        let count = (numeric ? 3 : 2) &+ (hasAccuracy ? 1 : 0)
+        let count = (timeRead ? 2 : 3) &+ (hasAccuracy ? 1 : 0)
         let length = withUnsafeMutablePointer(to: &n) {
             $0.withMemoryRebound(to: Double.self, capacity: 4) { PlainDecimal.wideRun(p, first, count, delimiter, $0) }
         }
         guard length > 0 else { return false }
-        let (lat, lon, accuracy) = numeric ? (n.1, n.2, n.3) : (n.0, n.1, n.2)
-        if numeric { time = n.0 }
+        let (lat, lon, accuracy) = timeRead ? (n.0, n.1, n.2) : (n.1, n.2, n.3)
+        if !timeRead { time = n.0 }
         guard lat >= -90 && lat <= 90 && lon >= -180 && lon <= 180 && accuracy >= 0 else { return false }
         // The numbers end the row: at its `\n`, or at a `\r` just before it.
         let last = first &+ length

@@ -137,6 +137,23 @@ enum PlainDecimal {
         return (v * (negative ? -1.0 : 1.0), i)                         // exact, -0 for "-0"; no branch
     }
 
+    /// The integer of 8 to 15 digits at `p[start...]` (an epoch time in seconds or milliseconds),
+    /// without sign or point, and the offset after it; nil for anything else (fewer or more
+    /// digits, a sign, a point after the digits), which the caller reads as any number. 16
+    /// bytes must be readable from `start`. Below 10^15 < 2^53, so its `Double` is exact: the
+    /// value ``DecimalParser/parse(_:_:)`` gives.
+    @inline(always)
+    static func epochInteger(_ p: UnsafePointer<UInt8>, _ start: Int) -> (value: Double, end: Int)? {
+        let (x, low) = anyMarks(UnsafeRawPointer(p + start))
+        guard low == 0 else { return nil }                              // fewer than 8 digits
+        let (y, lowY) = anyMarks(UnsafeRawPointer(p + (start &+ 8)))
+        guard lowY != 0 else { return nil }                             // 16 digits or more
+        let k = lowY.trailingZeroBitCount &>> 3                         // 0...7 more digits
+        let end = start &+ 8 &+ k
+        guard p[end] != UInt8(ascii: ".") else { return nil }
+        return (Double(Int64(bitPattern: eightDigits(x) &* scale(k) &+ digitsLast(y, k))), end)
+    }
+
     /// The number whose `k` digits (0...7) are the first `k` bytes of `x` (0...9 each, the
     /// bytes above ignored): they are shifted last, zeros before (two shifts, so that `k` = 0
     /// never shifts by 64), then converted by ``fourDigits(_:)`` when they fit in 4 bytes (the

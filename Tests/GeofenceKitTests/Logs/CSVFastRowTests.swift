@@ -141,6 +141,63 @@ final class CSVFastRowTests: XCTestCase {
         XCTAssertGreaterThan(decided, cases.count / 5)
     }
 
+    /// `PlainDecimal.epochInteger` (an epoch time read apart from the row's other numbers)
+    /// decides exactly the unsigned integers of 8 to 15 digits not followed by a point, each
+    /// `Double(String)`'s value bit for bit, and declines everything else.
+    func testEpochIntegersAgreeWithStrtod() {
+        var g = SeededGenerator(seed: 23)
+        var decided = 0
+        for digits in 0...18 {
+            for suffix in [",", ".", ".5,", "\n", "e3,", "-1,", "x"] {
+                for sign in ["", "-", "+"] {
+                    for _ in 0..<30 {
+                        var s = sign
+                        for k in 0..<digits { s += String(k == 0 && g.next() % 4 != 0 ? 1 + g.next() % 9 : g.next() % 10) }
+                        let bytes = Array((s + suffix + "9876543210987654321").utf8)
+                        let got = bytes.withUnsafeBufferPointer { PlainDecimal.epochInteger($0.baseAddress!, 0) }
+                        let expected = sign.isEmpty && (8...15).contains(digits) && !suffix.hasPrefix(".")
+                        guard let (v, end) = got else {
+                            XCTAssertFalse(expected, "\(s)\(suffix): declined")
+                            continue
+                        }
+                        decided += 1
+                        XCTAssertTrue(expected, "\(s)\(suffix): decided")
+                        XCTAssertEqual(end, s.utf8.count, s)
+                        XCTAssertEqual(v.bitPattern, Double(s)?.bitPattern, s)
+                    }
+                }
+            }
+        }
+        XCTAssertEqual(decided, 8 * 5 * 30)
+    }
+
+    /// Epoch times of every length around the integer path's (7 to 16 digits, milliseconds
+    /// included), with a fraction, a sign or an exponent, read by the one-check row as by the
+    /// general path: the same fixes, time unit, skips and messages.
+    func testEpochTimesOfEveryShapeMatchGeneralPath() throws {
+        var g = SeededGenerator(seed: 29)
+        let shapes: [(String, (Int) -> String)] = [
+            ("7 digits", { String(1_000_000 + $0) }), ("8 digits", { String(10_000_000 + $0) }),
+            ("seconds", { String(1_750_000_000 + $0) }), ("milliseconds", { String(1_750_000_000_000 + 250 * $0) }),
+            ("15 digits", { String(175_000_000_000_000 + $0) }), ("16 digits", { String(1_750_000_000_000_000 + $0) }),
+            ("fraction", { "\(1_750_000_000 + $0).\($0 % 10)" }), ("point", { "\(1_750_000_000 + $0)." }),
+            ("plus", { "+\(1_750_000_000 + $0)" }), ("exponent", { "\(1_750_000_000 + $0)e0" }),
+            ("mixed", { $0 % 3 == 0 ? "\(1_750_000_000 + $0).5" : String(1_750_000_000 + $0) }),
+        ]
+        for (name, time) in shapes {
+            var text = "device,time,lat,lon,accuracy\n"
+            for r in 0..<600 {
+                let lat = String(format: "%.\(g.next() % 8)f", Double(g.next() % 180_000_000) / 1e6 - 90)
+                let lon = String(format: "%.\(g.next() % 8)f", Double(g.next() % 360_000_000) / 1e6 - 180)
+                text += "d\(r % 17),\(time(r)),\(lat),\(lon),\(g.next() % 50)\n"
+            }
+            let path = writeFile(dir, "epoch.csv", text)
+            let fast = outcome(path, LogReaderOptions(), fast: true)
+            assertSame(fast, outcome(path, LogReaderOptions(), fast: false), name)
+            XCTAssertGreaterThan(fast.fixes.count, 0, name)
+        }
+    }
+
     /// Rows far enough from the window's end take the one-check row (`wideFields`); clean
     /// rows of every number shape and device length, with `\n` and `\r\n`, read the same as on
     /// the general path, and each number is strtod's.
