@@ -437,7 +437,12 @@ public final class EvaluationRun {
     }
 
     /// Applies a batch of fixes (in log order). Devices are dense indices; the tracker table grows as needed.
-    public func process(_ batch: [Fix]) {
+    public func process(_ batch: [Fix]) { process(batch, onOneThread: false) }
+
+    /// ``process(_:)``, on the calling thread alone when `onOneThread` (the run's other
+    /// threads then stay free, e.g. for a reader parsing ahead: ``CoreSharing``). The events
+    /// are the same either way.
+    public func process(_ batch: [Fix], onOneThread: Bool) {
         guard !batch.isEmpty else { return }
         let n = batch.count
         let maxDevice = batch.withUnsafeBufferPointer { b in
@@ -475,7 +480,7 @@ public final class EvaluationRun {
         // A batch too small to split goes on this thread alone: handing its one slice and its
         // groups to workers costs more than they gain, and a reader parsing ahead in the
         // background keeps the other cores (docs/evaluation.md#determinism).
-        heldEvents += threads == 1 || n < minimumSlice ? processOnOneThread(batch) : processInSlices(batch)
+        heldEvents += onOneThread || threads == 1 || n < minimumSlice ? processOnOneThread(batch) : processInSlices(batch)
     }
 
     /// One thread (or a batch too small to split): the whole batch sorted spatially and queried,

@@ -1,3 +1,4 @@
+import Dispatch
 /// The events of location logs, evaluated batch by batch as they are iterated
 /// (`Geofencer.evaluate`). Memory stays bounded by the fences, the per-device state
 /// and one batch: events are handed out as they are found, never accumulated.
@@ -18,6 +19,8 @@ public final class EventStream: Sequence, IteratorProtocol {
     var pending: [EvaluationEvent] = []
     var position = 0
     var finished = false
+    /// How reading and evaluating share the run's threads, batch by batch (docs/evaluation.md#sharing-the-cores).
+    var sharing: CoreSharing
     /// The error that ended the stream, if any (`next()` returns nil from then on).
     public private(set) var error: GeofenceError?
     /// What the run did so far: fixes, devices, events by type, skipped rows by reason, bytes.
@@ -27,6 +30,7 @@ public final class EventStream: Sequence, IteratorProtocol {
          threads: Int, batchSize: Int) throws(GeofenceError) {
         precondition(batchSize >= 1, "a batch holds at least one fix")
         run = EvaluationRun(compiled: compiled, settings: settings, threads: threads)
+        sharing = CoreSharing(threads: threads)
         self.logs = logs
         var options = options
         // The run's threads read the logs too (the fixes do not depend on it).
@@ -86,9 +90,12 @@ public final class EventStream: Sequence, IteratorProtocol {
         position = 0
         while let r = reader {
             batch.removeAll(keepingCapacity: true)
+            let start = DispatchTime.now().uptimeNanoseconds
+            r.readAhead = sharing.mode == .pipelined
             let more = try r.next(into: &batch, max: batchSize)
             if !batch.isEmpty {
-                run.process(batch)
+                run.process(batch, onOneThread: sharing.mode == .pipelined)
+                sharing.record(seconds: Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9, fixes: batch.count)
                 pending = run.takeEvents()
                 for e in pending { summary.events[e.type, default: 0] += 1 }
                 summary.fixes = run.fixes

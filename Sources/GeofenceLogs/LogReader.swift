@@ -44,6 +44,11 @@ public final class LogReader {
     public let options: LogReaderOptions
     /// Device names by ``Fix/device`` index, in order of first appearance.
     public let devices: DeviceTable
+    /// With several threads: whether the next round is parsed in the background as soon as a
+    /// batch is handed out (``LogReaderOptions/readAhead`` at first). The caller may change it
+    /// between batches, as it shares the cores between reading and its own work; the fixes and
+    /// errors do not depend on it.
+    public var readAhead: Bool
 
     private let source: ByteSource
     private var core: ReadCore
@@ -82,6 +87,7 @@ public final class LogReader {
     public init(path: String, options: LogReaderOptions = LogReaderOptions(), devices: DeviceTable = DeviceTable()) throws(GeofenceError) {
         self.path = path
         self.options = options
+        self.readAhead = options.readAhead
         self.devices = devices
         source = try ByteSource(path: path, chunkSize: options.chunkSize, pipelined: options.threads > 1, threads: options.threads,
                                 memberLimit: options.gzipMemberLimit, mapThreshold: options.mapThreshold)
@@ -241,7 +247,7 @@ public final class LogReader {
         // With readAhead, the next round is parsed while the caller works on this batch
         // (joined when needed).
         // The small first rounds are always read ahead.
-        if (options.readAhead || (options.quickStart && parallel!.ramping)) && warmedUp && pendingError == nil { parallel!.begin(lineParser!, &core, known: devices.state) }
+        if (readAhead || (options.quickStart && parallel!.ramping)) && warmedUp && pendingError == nil { parallel!.begin(lineParser!, &core, known: devices.state) }
         return true
     }
 

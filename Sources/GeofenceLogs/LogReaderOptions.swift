@@ -39,8 +39,9 @@ public struct LogReaderOptions: Sendable {
     public var parallelChunkSize: Int = 1 << 20
     /// With ``threads`` above 1: parse the next round of the log in the background as soon as
     /// a batch is handed out, overlapping the caller's work on it (docs/logs.md#parallel-reading).
-    /// Off by default: on 2 cores it made `evaluate` slower (the parse takes the cores the
-    /// evaluation's workers would use). The fixes and errors do not depend on it.
+    /// Off by default: the parse takes the cores the caller's own workers would use.
+    /// ``LogReader/readAhead`` changes it between batches (`evaluate` does, batch by batch:
+    /// docs/evaluation.md#sharing-the-cores). The fixes and errors do not depend on it.
     public var readAhead = false
     /// With ``threads`` above 1: the first rounds are smaller (1 MiB, doubling up to the full
     /// round; one chunk per thread) and each is handed out as soon as it is joined, the next

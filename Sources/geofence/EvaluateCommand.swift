@@ -97,16 +97,24 @@ enum EvaluateCommand {
         var batch: [Fix] = []
         batch.reserveCapacity(EvaluationRun.defaultBatchSize)
         var notices: [String] = []
+        // Reading and evaluating share the cores as each batch's cost says (docs/evaluation.md#sharing-the-cores).
+        var sharing = CoreSharing(threads: threads)
+        var batchStart = DispatchTime.now().uptimeNanoseconds
         for path in logs {
             let reader = try LogReader(path: path, options: options, devices: devices)
+            reader.readAhead = sharing.mode == .pipelined
             while try reader.next(into: &batch, max: EvaluationRun.defaultBatchSize) {
-                run.process(batch)
+                run.process(batch, onOneThread: sharing.mode == .pipelined)
                 // Held events live in arrays that grow by doubling: half the budget in events
                 // keeps their memory, spare capacity included, within the budget.
                 if 2 * run.heldEvents * EventSpill.eventBytes > budget {
                     try run.spill(into: spill)
                 }
                 progress.update(file: path, bytes: reader.bytesRead, total: reader.totalBytes, fixes: run.fixes, start: loaded)
+                let now = DispatchTime.now().uptimeNanoseconds
+                sharing.record(seconds: Double(now - batchStart) / 1e9, fixes: batch.count)
+                batchStart = now
+                reader.readAhead = sharing.mode == .pipelined
             }
             for (k, v) in reader.skipped { summary.skipped[k, default: 0] += v }
             summary.bytes += reader.bytesRead

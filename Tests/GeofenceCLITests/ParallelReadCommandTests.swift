@@ -36,6 +36,34 @@ final class ParallelReadCommandTests: XCTestCase {
         }
     }
 
+    /// A log of several batches: reading and evaluating share the cores batch by batch, split or
+    /// pipelined as each has cost (docs/evaluation.md#sharing-the-cores), the first batches
+    /// trying both; the bytes are one thread's whatever was chosen.
+    func testSeveralBatchesSameBytesWhateverTheSharing() throws {
+        var s = "device,time,lat,lon,accuracy\n"
+        var state: UInt64 = 99
+        func next() -> UInt64 { state = state &* 6364136223846793005 &+ 1442695040888963407; return state >> 33 }
+        var t = 1_591_000_000
+        for i in 0..<160_000 {
+            if i % 50 == 0 { t += 1 }
+            let lat = 36.5 + Double(next() % 100_000) / 100_000, lon = -76.8 + Double(next() % 100_000) / 100_000
+            s += "d\(i % 500),\(t),\(lat),\(lon),\(next() % 40)\n"
+        }
+        let log = CLI.tempPath("batches.csv")
+        try s.write(toFile: log, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: log) }
+        let one = try evaluate(log, threads: 1)
+        XCTAssertEqual(one.status, 0, one.stderr)
+        XCTAssertEqual(one.summary["fixes"] as? Int, 160_000)
+        XCTAssertGreaterThan(one.output.count, 10_000)
+        for threads in [2, 3] {
+            let many = try evaluate(log, threads: threads)
+            XCTAssertEqual(many.reading, "parallel")
+            XCTAssertEqual(many.output, one.output, "\(threads) threads")
+            XCTAssertEqual(many.summary, one.summary, "\(threads) threads")
+        }
+    }
+
     /// The bundled log as 5 gzip members (`cat a.gz b.gz ...`): the plain file's bytes at any
     /// thread count, the members inflated in parallel (the summary says so); a corrupt or
     /// truncated member is exit 65 naming the file.

@@ -49,14 +49,15 @@ final class EvaluatorReferenceTests: XCTestCase {
     /// The engine's events, in batches of `batch` fixes; `slice`: the fewest
     /// fixes per slice with several threads (small: many slices per batch).
     func engineEvents(_ fences: [Fence], _ fixes: [Fix], settings: EvaluationSettings, threads: Int,
-                      batch: Int = 1000, slice: Int = 4096) throws -> [ReferenceEvaluator.Event] {
+                      batch: Int = 1000, slice: Int = 4096, oneThread: (Int) -> Bool = { _ in false }) throws -> [ReferenceEvaluator.Event] {
         let compiled = try CompiledFences(fences, defaultDwell: settings.dwell)
         let run = EvaluationRun(compiled: compiled, settings: settings, threads: threads)
         run.minimumSlice = slice
-        var k = 0
+        var k = 0, number = 0
         while k < fixes.count {
-            run.process(Array(fixes[k..<min(fixes.count, k + batch)]))
+            run.process(Array(fixes[k..<min(fixes.count, k + batch)]), onOneThread: oneThread(number))
             k += batch
+            number += 1
         }
         return run.events.map {
             ReferenceEvaluator.Event(device: $0.device, fence: fences[Int($0.fence)].id, type: $0.type.name, time: $0.time, initial: $0.initial)
@@ -109,6 +110,19 @@ final class EvaluatorReferenceTests: XCTestCase {
         let reference = ReferenceEvaluator(fences: fences, exitMargin: 20, dwell: 900).run(fixes)
         for (threads, batch, slice) in [(2, 6000, 100), (3, 2500, 64), (4, fixes.count, 1), (2, 777, 333)] {
             Self.compare(try engineEvents(fences, fixes, settings: settings, threads: threads, batch: batch, slice: slice), reference)
+        }
+    }
+
+    /// Batches evaluated on the calling thread alone between sliced ones (``CoreSharing``'s
+    /// pipelined mode, switched batch by batch): the reference's events.
+    func testBatchesOnOneThreadBetweenSlicedOnesMatchReference() throws {
+        let fences = try Self.realFences()
+        let fixes = try Self.realFixes(accuracySeed: 11)
+        let settings = EvaluationSettings(exitMargin: 25, dwell: 900)
+        let reference = ReferenceEvaluator(fences: fences, exitMargin: 25, dwell: 900).run(fixes)
+        let patterns: [(Int) -> Bool] = [{ $0 % 2 == 1 }, { $0 % 3 == 0 }, { $0 >= 4 }, { _ in true }]
+        for pattern in patterns {
+            Self.compare(try engineEvents(fences, fixes, settings: settings, threads: 3, batch: 1500, slice: 200, oneThread: pattern), reference)
         }
     }
 

@@ -1,0 +1,61 @@
+/// How a run reading a log with several threads shares the cores between reading and
+/// evaluating, chosen batch by batch from what each way has cost (docs/evaluation.md#sharing-the-cores).
+///
+/// - ``Mode/split``: every thread parses the log's next round, then every thread evaluates the
+///   batch (in slices). Best when evaluating costs more than reading.
+/// - ``Mode/pipelined``: the batch is evaluated on the calling thread alone while the other
+///   threads parse the next round (the reader's `readAhead`). Best when reading costs more:
+///   one thread keeps up with the evaluation and no thread waits for the other stage, and the
+///   one-thread evaluation skips the slices' bookkeeping.
+///
+/// Each mode's cost is the wall time from one batch to the next per fix, smoothed (the first
+/// batch, which carries the reader's start, is not counted). The next batches try both; then the cheaper one is kept, the other tried again every
+/// ``probeInterval`` batches so that a change along the log is noticed. The events are the
+/// same whatever the choices (both ways evaluate every batch in full, in log order).
+public struct CoreSharing: Sendable {
+    public enum Mode: Sendable, Equatable {
+        case split
+        case pipelined
+    }
+
+    /// Batches between two tries of the mode not in use.
+    public static let probeInterval = 16
+
+    /// The mode of the next batch.
+    public private(set) var mode: Mode = .split
+    private let threads: Int
+    /// Seconds per fix, smoothed, per mode (nil: not measured yet).
+    private var split: Double?, pipelined: Double?
+    private var batches = 0
+    private var warmedUp = false
+
+    /// - Parameter threads: the reader's and the run's threads; with 1 the mode stays ``Mode/split``
+    ///   (which then means one thread for both).
+    public init(threads: Int) {
+        self.threads = threads
+    }
+
+    /// Records the batch just evaluated (`seconds` from the previous batch's end, `fixes` in it)
+    /// under the mode it ran in, and chooses the mode of the next.
+    public mutating func record(seconds: Double, fixes: Int) {
+        guard threads > 1, fixes > 0, seconds >= 0 else { return }
+        guard warmedUp else { warmedUp = true; return }
+        let cost = seconds / Double(fixes)
+        switch mode {
+        case .split: split = split.map { ($0 + cost) / 2 } ?? cost
+        case .pipelined: pipelined = pipelined.map { ($0 + cost) / 2 } ?? cost
+        }
+        batches += 1
+        mode = Self.choose(split: split, pipelined: pipelined, batch: batches)
+    }
+
+    /// The mode of batch number `batch` (from 1) given each mode's cost so far: each is tried
+    /// once first, then the cheaper is taken, and every ``probeInterval`` batches the dearer.
+    static func choose(split: Double?, pipelined: Double?, batch: Int) -> Mode {
+        guard let s = split else { return .split }
+        guard let p = pipelined else { return .pipelined }
+        let best: Mode = p < s ? .pipelined : .split
+        if batch % probeInterval == 0 { return best == .split ? .pipelined : .split }
+        return best
+    }
+}
