@@ -13,8 +13,11 @@
 /// ``probeInterval`` batches so that a change along the log is noticed. The events are the
 /// same whatever the choices (both ways evaluate every batch in full, in log order).
 public struct CoreSharing: Sendable {
+    /// A way of sharing the cores for one batch.
     public enum Mode: Sendable, Equatable {
+        /// Every thread parses, then every thread evaluates (in slices).
         case split
+        /// The calling thread evaluates alone while the others parse the next round.
         case pipelined
     }
 
