@@ -9,9 +9,10 @@
 ///   one-thread evaluation skips the slices' bookkeeping.
 ///
 /// Each mode's cost is the wall time from one batch to the next per fix, smoothed (the first
-/// batch, which carries the reader's start, is not counted). The next batches try both; then the cheaper one is kept, the other tried again every
-/// ``probeInterval`` batches so that a change along the log is noticed. The events are the
-/// same whatever the choices (both ways evaluate every batch in full, in log order).
+/// batch, which carries the reader's start, is not counted). The next batches try both; then
+/// the cheaper one is kept, the other tried again every ``probeInterval`` batches so that a
+/// change along the log is noticed. The events are the same whatever the choices (both ways
+/// evaluate every batch in full, in log order).
 public struct CoreSharing: Sendable {
     /// A way of sharing the cores for one batch.
     public enum Mode: Sendable, Equatable {
