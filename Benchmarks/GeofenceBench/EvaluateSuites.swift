@@ -83,7 +83,8 @@ struct EvaluateSuites {
     }
 
     /// One LogReader → EvaluationRun pass over a file, as `geofence evaluate` reads it (without
-    /// writing events): wall time, the run, CPU time.
+    /// writing events; the cores shared batch by batch as there, `CoreSharing`): wall time, the
+    /// run, CPU time.
     func readAndEvaluate(_ compiled: CompiledFences, path: String, threads: Int) throws -> (Double, EvaluationRun, Double) {
         let run = EvaluationRun(compiled: compiled, settings: EvaluationSettings(), threads: threads)
         var batch: [Fix] = []
@@ -93,7 +94,15 @@ struct EvaluateSuites {
             options.threads = threads
             options.quickStart = true        // as `geofence evaluate` reads
             let reader = try LogReader(path: path, options: options)
-            while try reader.next(into: &batch, max: RandomWalk.batchSize) { run.process(batch) }
+            var sharing = CoreSharing(threads: threads)
+            var start = DispatchTime.now().uptimeNanoseconds
+            while try reader.next(into: &batch, max: RandomWalk.batchSize) {
+                run.process(batch, onOneThread: sharing.mode == .pipelined)
+                let now = DispatchTime.now().uptimeNanoseconds
+                sharing.record(seconds: Double(now - start) / 1e9, fixes: batch.count)
+                start = now
+                reader.readAhead = sharing.mode == .pipelined
+            }
         }
         return (t, run, cpu)
     }
