@@ -58,7 +58,7 @@ final class ReadEvaluateOverlapTests: XCTestCase {
     }
 
     func run(_ path: String, _ compiled: CompiledFences, threads: Int, chunk: Int, batch: Int, lenient: Bool, budget: Int,
-             readAhead: Bool = true) -> Outcome {
+             readAhead: Bool = true, switching: Bool = false) -> Outcome {
         var o = Outcome()
         let run = EvaluationRun(compiled: compiled, settings: EvaluationSettings(exitMargin: 10, dwell: 600), threads: threads)
         run.minimumSlice = 64
@@ -72,8 +72,14 @@ final class ReadEvaluateOverlapTests: XCTestCase {
         do {
             let reader = try LogReader(path: path, options: options, devices: devices)
             var fixes: [Fix] = []
+            var number = 0
             while try reader.next(into: &fixes, max: batch) {
-                run.process(fixes)
+                // Switching: as `CoreSharing` may, batch by batch (reading ahead with the batch
+                // evaluated on this thread alone, or neither), in an irregular pattern.
+                let pipelined = switching && number % 3 != 1
+                run.process(fixes, onOneThread: pipelined)
+                if switching { reader.readAhead = number % 5 < 3 }
+                number += 1
                 if 2 * run.heldEvents * EventSpill.eventBytes > budget { try run.spill(into: spill) }
             }
             o.skipped = reader.skipped
@@ -114,6 +120,29 @@ final class ReadEvaluateOverlapTests: XCTestCase {
                         XCTAssertEqual(parallel.state, serial.state, "threads \(threads), chunk \(chunk), batch \(batch)")
                         XCTAssertTrue(parallel.events == serial.events, "threads \(threads), chunk \(chunk), batch \(batch): events differ")
                     }
+                }
+            }
+        }
+    }
+
+    /// Reading ahead switched on and off between batches and batches evaluated on one thread or
+    /// in slices (``CoreSharing``'s two modes, mixed): the serial read's events, state, skips
+    /// and errors.
+    func testSharingSwitchedBatchByBatchSameBytes() throws {
+        let lenientPath = writeFile(dir, "fleet.csv", try fleetLog())
+        let strictPath = writeFile(dir, "late.csv", try fleetLog(badAfter: 40_000))
+        let compiled = try CompiledFences(try EvaluatorReferenceTests.realFences(), defaultDwell: 600)
+        for lenient in [true, false] {
+            let path = lenient ? lenientPath : strictPath
+            let serial = run(path, compiled, threads: 1, chunk: 1 << 20, batch: 65_536, lenient: lenient, budget: 4096)
+            for threads in [2, 8] {
+                for chunk in [97, 1 << 20] {
+                    let mixed = run(path, compiled, threads: threads, chunk: chunk, batch: 1000, lenient: lenient, budget: 4096,
+                                    readAhead: false, switching: true)
+                    XCTAssertEqual(mixed.error, serial.error, "threads \(threads), chunk \(chunk)")
+                    XCTAssertEqual(mixed.skipped, serial.skipped, "threads \(threads), chunk \(chunk)")
+                    XCTAssertEqual(mixed.state, serial.state, "threads \(threads), chunk \(chunk)")
+                    XCTAssertTrue(mixed.events == serial.events, "threads \(threads), chunk \(chunk): events differ")
                 }
             }
         }
