@@ -95,13 +95,10 @@ struct EvaluateSuites {
             options.quickStart = true        // as `geofence evaluate` reads
             let reader = try LogReader(path: path, options: options)
             var sharing = CoreSharing(threads: threads)
-            var start = DispatchTime.now().uptimeNanoseconds
             while try reader.next(into: &batch, max: RandomWalk.batchSize) {
-                run.process(batch, onOneThread: sharing.mode == .pipelined)
-                let now = DispatchTime.now().uptimeNanoseconds
-                sharing.record(seconds: Double(now - start) / 1e9, fixes: batch.count)
-                start = now
-                reader.readAhead = sharing.mode == .pipelined
+                sharing.process(batch, with: run)
+                sharing.record(fixes: batch.count)
+                sharing.prepare(reader)
             }
         }
         return (t, run, cpu)

@@ -1,3 +1,6 @@
+import Dispatch
+import GeofenceLogs
+
 /// How a run reading a log with several threads shares the cores between reading and
 /// evaluating, chosen batch by batch from what each way has cost (docs/evaluation.md#sharing-the-cores).
 ///
@@ -33,10 +36,36 @@ public struct CoreSharing: Sendable {
     private var batches = 0
     private var warmedUp = false
 
+    /// When the batch being timed began (``startClock()``, or the last ``record(fixes:)``).
+    private var clock = DispatchTime.now().uptimeNanoseconds
+
     /// - Parameter threads: the reader's and the run's threads; with 1 the mode stays ``Mode/split``
     ///   (which then means one thread for both).
     public init(threads: Int) {
         self.threads = threads
+    }
+
+    /// Sets `reader` to parse ahead during the next batch when that batch is pipelined. Call it
+    /// before the reader's `next`.
+    public func prepare(_ reader: LogReader) {
+        reader.readAhead = mode == .pipelined
+    }
+
+    /// Evaluates `batch` with `run` as the mode says (on the calling thread alone when pipelined).
+    public func process(_ batch: [Fix], with run: EvaluationRun) {
+        run.process(batch, onOneThread: mode == .pipelined)
+    }
+
+    /// Starts timing a batch now (by default a batch is timed from the end of the one before).
+    public mutating func startClock() {
+        clock = DispatchTime.now().uptimeNanoseconds
+    }
+
+    /// ``record(seconds:fixes:)`` with the time since ``startClock()`` or the last call.
+    public mutating func record(fixes: Int) {
+        let now = DispatchTime.now().uptimeNanoseconds
+        record(seconds: Double(now - clock) / 1e9, fixes: fixes)
+        clock = now
     }
 
     /// Records the batch just evaluated (`seconds` from the previous batch's end, `fixes` in it)

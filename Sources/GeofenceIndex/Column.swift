@@ -11,10 +11,12 @@ package struct Column<Element: BitwiseCopyable>: RandomAccessCollection, @unchec
     /// An empty column.
     package init() { store = Store(capacity: 0) }
 
-    /// The values of `array`, copied.
-    package init(_ array: [Element]) {
-        store = Store(capacity: array.count)
-        append(contentsOf: array)
+    /// `count` values written into its own memory by `fill` (given room for them; nil when
+    /// `count` is 0), without a copy.
+    package init<E: Error>(count: Int, fill: (UnsafeMutableRawPointer?) throws(E) -> Void) throws(E) {
+        store = Store(capacity: count)
+        try fill(count > 0 ? UnsafeMutableRawPointer(store.pointer) : nil)
+        store.count = count
     }
 
     /// The values in `region`, in place: its length must be a whole number of elements and
@@ -55,17 +57,6 @@ package struct Column<Element: BitwiseCopyable>: RandomAccessCollection, @unchec
     package func withUnsafeBytes<R, E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {
         defer { withExtendedLifetime(store) {} }
         return try body(UnsafeRawBufferPointer(UnsafeBufferPointer(start: store.pointer, count: store.count)))
-    }
-
-    package mutating func append(_ value: Element) {
-        reserve(store.count + 1)
-        store.pointer[store.count] = value
-        store.count += 1
-    }
-
-    package mutating func append<S: Sequence>(contentsOf values: S) where S.Element == Element {
-        reserve(store.count + values.underestimatedCount)
-        for v in values { append(v) }
     }
 
     package mutating func append(contentsOf values: [Element]) {

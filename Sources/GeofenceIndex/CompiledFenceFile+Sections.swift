@@ -230,11 +230,7 @@ final class SectionReader {
         var failure: GeofenceError? = nil
         let out = [T](unsafeUninitializedCapacity: n) { buf, c in
             do throws(GeofenceError) {
-                if e.length > 0 {
-                    SectionReader.adviseHugePages(UnsafeMutableRawPointer(buf.baseAddress!), e.length)
-                    try readExactly(UnsafeMutableRawPointer(buf.baseAddress!), count: e.length, at: e.offset)
-                }
-                if Hash64.hash(UnsafeRawPointer(buf.baseAddress), count: e.length) != e.checksum { throw bad("checksum mismatch in section \(s)") }
+                try read(s, e, into: UnsafeMutableRawPointer(buf.baseAddress))
                 c = n
             } catch {
                 failure = error
@@ -245,6 +241,16 @@ final class SectionReader {
         return out
     }
 
+    /// The bytes of section `s` (entry `e`) read into `p` (room for them; nil only when there
+    /// are none), their checksum checked.
+    private func read(_ s: Section, _ e: Entry, into p: UnsafeMutableRawPointer?) throws(GeofenceError) {
+        if e.length > 0, let p {
+            SectionReader.adviseHugePages(p, e.length)
+            try readExactly(p, count: e.length, at: e.offset)
+        }
+        if Hash64.hash(UnsafeRawPointer(p), count: e.length) != e.checksum { throw bad("checksum mismatch in section \(s)") }
+    }
+
     /// A section as a ``Column``, checksum checked: mapped in place when it is at least
     /// ``mapThreshold`` bytes and holds plain values only (no offset or reference that a change
     /// to the file while in use could send out of range), else read into memory as ``array(_:count:)``.
@@ -253,7 +259,8 @@ final class SectionReader {
         let stride = MemoryLayout<T>.stride
         guard e.length >= Self.mapThreshold, e.length % stride == 0, e.offset % MemoryLayout<T>.alignment == 0,
               let region = MappedRegion(fd: fd, offset: e.offset, count: e.length, path: path) else {
-            return Column(try array(s) as [T])
+            guard e.length % stride == 0 else { throw bad("section \(s) is not a whole number of \(stride)-byte values") }
+            return try Column(count: e.length / stride) { (p) throws(GeofenceError) in try read(s, e, into: p) }
         }
         guard Hash64.hash(region.base, count: e.length) == e.checksum else { throw bad("checksum mismatch in section \(s)") }
         return Column(region: region)
@@ -273,21 +280,16 @@ final class SectionReader {
         if end > start { _ = madvise(UnsafeMutableRawPointer(bitPattern: start), end - start, MADV_HUGEPAGE) }
     }
 
-    /// Checks a section's checksum without keeping it (mapped, hashed, unmapped).
+    /// Checks a section's checksum without keeping it (mapped, hashed, unmapped; guarded as
+    /// ``column(_:)``'s mappings are, so a file cut short meanwhile reads zeros and fails the
+    /// check). Read into memory instead when it cannot be mapped.
     func verify(_ s: Section) throws(GeofenceError) {
         let e = try entry(s)
-        guard e.length > 0 else {
-            guard Hash64.hash(nil, count: 0) == e.checksum else { throw bad("checksum mismatch in section \(s)") }
+        guard let region = MappedRegion(fd: fd, offset: e.offset, count: e.length, path: path) else {
+            let _: [UInt8] = try array(s)
             return
         }
-        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
-        let start = e.offset / page * page, skip = e.offset - start
-        guard let map = mmap(nil, e.length + skip, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, off_t(start)), map != MAP_FAILED else {
-            let err = errno
-            throw .input(InputError(SourceLocation(file: path), .readFailed(errno: err), "cannot map fences file: \(String(cString: strerror(err)))"))
-        }
-        defer { munmap(map, e.length + skip) }
-        guard Hash64.hash(UnsafeRawPointer(map) + skip, count: e.length) == e.checksum else { throw bad("checksum mismatch in section \(s)") }
+        guard Hash64.hash(region.base, count: e.length) == e.checksum else { throw bad("checksum mismatch in section \(s)") }
     }
 
     /// The tree's node blocks, read into 64-byte-aligned storage, checksum checked (its
@@ -297,9 +299,7 @@ final class SectionReader {
         guard e.length % 4 == 0 else { throw bad("section \(s) is not a whole number of 4-byte values") }
         let count = e.length / 4
         let storage = BlockStorage(count: count, zeroed: false)
-        SectionReader.adviseHugePages(UnsafeMutableRawPointer(storage.words), e.length)
-        if e.length > 0 { try readExactly(UnsafeMutableRawPointer(storage.words), count: e.length, at: e.offset) }
-        guard Hash64.hash(UnsafeRawPointer(storage.words), count: e.length) == e.checksum else { throw bad("checksum mismatch in section \(s)") }
+        try read(s, e, into: UnsafeMutableRawPointer(storage.words))
         return storage
     }
 

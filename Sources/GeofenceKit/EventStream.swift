@@ -1,4 +1,3 @@
-import Dispatch
 /// The events of location logs, evaluated batch by batch as they are iterated
 /// (`Geofencer.evaluate`). Memory stays bounded by the fences, the per-device state
 /// and one batch: events are handed out as they are found, never accumulated.
@@ -90,12 +89,13 @@ public final class EventStream: Sequence, IteratorProtocol {
         position = 0
         while let r = reader {
             batch.removeAll(keepingCapacity: true)
-            let start = DispatchTime.now().uptimeNanoseconds
-            r.readAhead = sharing.mode == .pipelined
+            // Timed from here: the consumer's time between batches is not the run's.
+            sharing.startClock()
+            sharing.prepare(r)
             let more = try r.next(into: &batch, max: batchSize)
             if !batch.isEmpty {
-                run.process(batch, onOneThread: sharing.mode == .pipelined)
-                sharing.record(seconds: Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9, fixes: batch.count)
+                sharing.process(batch, with: run)
+                sharing.record(fixes: batch.count)
                 pending = run.takeEvents()
                 for e in pending { summary.events[e.type, default: 0] += 1 }
                 summary.fixes = run.fixes

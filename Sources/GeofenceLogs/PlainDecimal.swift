@@ -107,15 +107,9 @@ enum PlainDecimal {
         let (x, low) = anyMarks(UnsafeRawPointer(p + i))
         let v: Double
         if low == 0 {
-            // 8 to 15 integer digits (epoch times): the next 8 bytes end them, no fraction.
-            let (y, lowY) = anyMarks(UnsafeRawPointer(p + (i &+ 8)))
-            guard lowY != 0 else { return nil }
-            let k = lowY.trailingZeroBitCount &>> 3                      // 0...7
-            i &+= 8 &+ k
-            guard p[i] != UInt8(ascii: ".") else { return nil }
-            // y's k digits last, zeros before (none when k is 0: two shifts, never one of 64).
-            let rest = digitsLast(y, k)
-            v = Double(Int64(bitPattern: eightDigits(x) &* scale(k) &+ rest))
+            // 8 to 15 integer digits (epoch times), no fraction.
+            guard let (integer, end) = epochInteger(p, i) else { return nil }
+            (v, i) = (integer, end)
         } else {
             let k = low.trailingZeroBitCount &>> 3                       // integer digits, 0...7
             let integer = digitsLast(x, k)

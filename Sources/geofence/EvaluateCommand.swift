@@ -99,22 +99,19 @@ enum EvaluateCommand {
         var notices: [String] = []
         // Reading and evaluating share the cores as each batch's cost says (docs/evaluation.md#sharing-the-cores).
         var sharing = CoreSharing(threads: threads)
-        var batchStart = DispatchTime.now().uptimeNanoseconds
         for path in logs {
             let reader = try LogReader(path: path, options: options, devices: devices)
-            reader.readAhead = sharing.mode == .pipelined
+            sharing.prepare(reader)
             while try reader.next(into: &batch, max: EvaluationRun.defaultBatchSize) {
-                run.process(batch, onOneThread: sharing.mode == .pipelined)
+                sharing.process(batch, with: run)
                 // Held events live in arrays that grow by doubling: half the budget in events
                 // keeps their memory, spare capacity included, within the budget.
                 if 2 * run.heldEvents * EventSpill.eventBytes > budget {
                     try run.spill(into: spill)
                 }
                 progress.update(file: path, bytes: reader.bytesRead, total: reader.totalBytes, fixes: run.fixes, start: loaded)
-                let now = DispatchTime.now().uptimeNanoseconds
-                sharing.record(seconds: Double(now - batchStart) / 1e9, fixes: batch.count)
-                batchStart = now
-                reader.readAhead = sharing.mode == .pipelined
+                sharing.record(fixes: batch.count)
+                sharing.prepare(reader)
             }
             for (k, v) in reader.skipped { summary.skipped[k, default: 0] += v }
             summary.bytes += reader.bytesRead

@@ -95,13 +95,21 @@ final class ReadEvaluateOverlapTests: XCTestCase {
         return o
     }
 
-    func testSameBytesAtAnyThreadCountChunkAndBatch() throws {
+    /// The fleet log read leniently (with two bad rows skipped) and strictly (a late row
+    /// failing), each read serially first: `body` gets the log, the fences, the mode and the
+    /// serial outcome to compare with.
+    func forEachFleetLog(_ body: (String, CompiledFences, Bool, Outcome) throws -> Void) throws {
         let lenientPath = writeFile(dir, "fleet.csv", try fleetLog())
         let strictPath = writeFile(dir, "late.csv", try fleetLog(badAfter: 40_000))
         let compiled = try CompiledFences(try EvaluatorReferenceTests.realFences(), defaultDwell: 600)
         for lenient in [true, false] {
             let path = lenient ? lenientPath : strictPath
-            let serial = run(path, compiled, threads: 1, chunk: 1 << 20, batch: 65_536, lenient: lenient, budget: 4096)
+            try body(path, compiled, lenient, run(path, compiled, threads: 1, chunk: 1 << 20, batch: 65_536, lenient: lenient, budget: 4096))
+        }
+    }
+
+    func testSameBytesAtAnyThreadCountChunkAndBatch() throws {
+        try forEachFleetLog { path, compiled, lenient, serial in
             if lenient {
                 XCTAssertNil(serial.error)
                 XCTAssertTrue(serial.spilled, "the budget makes the run spill")
@@ -129,12 +137,7 @@ final class ReadEvaluateOverlapTests: XCTestCase {
     /// in slices (``CoreSharing``'s two modes, mixed): the serial read's events, state, skips
     /// and errors.
     func testSharingSwitchedBatchByBatchSameBytes() throws {
-        let lenientPath = writeFile(dir, "fleet.csv", try fleetLog())
-        let strictPath = writeFile(dir, "late.csv", try fleetLog(badAfter: 40_000))
-        let compiled = try CompiledFences(try EvaluatorReferenceTests.realFences(), defaultDwell: 600)
-        for lenient in [true, false] {
-            let path = lenient ? lenientPath : strictPath
-            let serial = run(path, compiled, threads: 1, chunk: 1 << 20, batch: 65_536, lenient: lenient, budget: 4096)
+        try forEachFleetLog { path, compiled, lenient, serial in
             for threads in [2, 8] {
                 for chunk in [97, 1 << 20] {
                     let mixed = run(path, compiled, threads: threads, chunk: chunk, batch: 1000, lenient: lenient, budget: 4096,
