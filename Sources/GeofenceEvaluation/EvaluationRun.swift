@@ -152,6 +152,14 @@ struct SpatialOrder {
     /// Fixes screened before the filter is judged worth it for a slice.
     static let probe = 256
 
+    /// Where geofence_screen finds a fix's numbers: the stride and byte offsets of `Fix`, and
+    /// the size of the answer it writes (checked once: it copies 12 bytes).
+    static let fixStride = MemoryLayout<Fix>.stride
+    static let latAt = MemoryLayout<Fix>.offset(of: \Fix.lat)!
+    static let lonAt = MemoryLayout<Fix>.offset(of: \Fix.lon)!
+    static let accuracyAt = MemoryLayout<Fix>.offset(of: \Fix.accuracy)!
+    static let answerChecked: Void = precondition(MemoryLayout<FixAnswer>.stride == 12 && MemoryLayout<FixAnswer>.size == 12)
+
     /// Screens `b[0..<n]` with `filter` and sorts the rest. A fix the filter answers (it meets
     /// no fence box) gets no candidates in `answers` (worker `k`) and is not queried; the other
     /// positions go to `order[0..<count]` in spatial order, and the count is returned. The
@@ -167,33 +175,28 @@ struct SpatialOrder {
         order2.withUnsafeMutableBufferPointer { rest in
             var j = 0
             if let filter, filter.isUsable {
-                let none = FixAnswer(start: 0, count: 0, worker: k)
-                // The filter's one-bit test inlined (its probe); the rest of its tests by call.
+                _ = Self.answerChecked
+                var none = FixAnswer(start: 0, count: 0, worker: k)
+                // The filter's one-bit test in a C loop (geofence_screen, which decides as the
+                // filter's probe does, each fix's word of the grid prefetched a few fixes
+                // ahead); the fixes it leaves undecided asked of the filter itself.
                 (j, m) = filter.withProbe { probe in
-                    // Each fix's grid cell is found `lead` fixes ahead and its word asked for
-                    // (prefetched) then (scattered fixes read the grid at random), the cell kept
-                    // in a ring until the fix is screened.
-                    let lead = 8
-                    return withUnsafeTemporaryAllocation(of: Int.self, capacity: 16) { ring in
-                        @inline(__always) func ahead(_ i: Int) {
-                            let c = probe.cell(lat: b[i].lat, lon: b[i].lon)
-                            ring[i & 15] = c
-                            if c >= 0 { geofence_prefetch(probe.word(c)) }
-                        }
-                        for i in 0..<Swift.min(lead, n) { ahead(i) }
+                    let q = probe.parameters
+                    var c = geofence_screen_probe(bits: q.bits, width: q.width, scale_x: q.scaleX, scale_y: q.scaleY,
+                                                  last_column: q.lastColumn, last_row: q.lastRow, fast_metres: q.fastMetres,
+                                                  margin: margin, has_large: q.hasLarge ? 1 : 0)
+                    let raw = UnsafeRawPointer(b).assumingMemoryBound(to: UInt8.self)
+                    let out = UnsafeMutableRawPointer(answers).assumingMemoryBound(to: UInt8.self)
+                    return withUnsafePointer(to: &none) { empty in
                         var j = 0, m = 0, end = Swift.min(n, SpatialOrder.probe)
                         while true {
                             while j < end {
-                                if j &+ lead < n { ahead(j &+ lead) }
-                                let f = b[j], metres = f.accuracy + margin
-                                let misses: Bool
-                                switch probe.answer(cell: ring[j & 15], metres: metres) {
-                                case .misses: misses = true
-                                case .mayMeet: misses = false
-                                case .undecided: misses = filter.certainlyMisses(lat: f.lat, lon: f.lon, metres: metres)
-                                }
-                                if misses {
-                                    answers[j] = none
+                                j = geofence_screen(&c, raw, Self.fixStride, Self.latAt, Self.lonAt, Self.accuracyAt, j, end,
+                                                    out, empty, rest.baseAddress!, &m)
+                                guard j < end else { break }
+                                let f = b[j]
+                                if filter.certainlyMisses(lat: f.lat, lon: f.lon, metres: f.accuracy + margin) {
+                                    answers[j] = empty.pointee
                                 } else {
                                     rest[m] = Int32(truncatingIfNeeded: j)
                                     m &+= 1

@@ -194,6 +194,13 @@ extension MissFilter {
         /// Whether a clear bit still needs the large boxes checked.
         @usableFromInline let hasLarge: Bool
 
+        /// What ``cell(lat:lon:)`` and ``answer(cell:metres:)`` read, for a screen loop written
+        /// elsewhere (the evaluator's, in C) that must decide exactly as they do.
+        package var parameters: (bits: UnsafePointer<UInt64>, width: Int, scaleX: Double, scaleY: Double,
+                                 lastColumn: Double, lastRow: Double, fastMetres: Double, hasLarge: Bool) {
+            (bits, width, scaleX, scaleY, lastColumn, lastRow, fastMetres, hasLarge)
+        }
+
         /// The answer for the window of `metres` around the point (`lat` in [-90, 90]).
         /// - Complexity: O(1).
         @inlinable @inline(__always)

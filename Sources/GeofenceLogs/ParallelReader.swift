@@ -415,7 +415,7 @@ struct ParallelReader {
         for i in 0..<chunkCount {
             work.awaitChunk(i)
             let to = i + 1 < chunkCount ? starts[i + 1] : roundEnd
-            try join(&slots.base[i], parser: parser, from: starts[i], to: to, endsFile: endsFile && to == e0, &core, &devices, &out)
+            try join(&slots.base[i], parser: parser, from: starts[i], to: to, roundEnd: roundEnd, endsFile: endsFile && to == e0, &core, &devices, &out)
             if slots.base[i].straddle != nil {
                 finishParsing()
                 return try serialStep(&parser, &core, &devices, &out)
@@ -426,7 +426,7 @@ struct ParallelReader {
     /// Adds one chunk's result to the reader's state, in file order: the time unit, skips and
     /// first messages, devices, the time order of each fix. After a straddle the reader stands
     /// at the record that ran past the chunk.
-    mutating func join(_ r: inout ChunkResult, parser: LineParser, from: Int, to: Int, endsFile: Bool,
+    mutating func join(_ r: inout ChunkResult, parser: LineParser, from: Int, to: Int, roundEnd: Int, endsFile: Bool,
                        _ core: inout ReadCore, _ devices: inout DeviceState, _ out: inout [Fix]) throws(GeofenceError) {
         let lineBase = core.line
         if let (unit, first) = r.resolvedUnit {
@@ -452,6 +452,12 @@ struct ParallelReader {
         global.append(contentsOf: repeatElement(-1, count: r.devices.offsets.count - 1))
         let lines = r.lines, offsets = r.devices.offsets
         let fileIndex = core.fileIndex
+        // Room for the rest of the round at this chunk's fixes per byte, so that `out` grows
+        // once a round rather than doubling its way up (each step a copy into fresh pages).
+        if out.capacity < out.count + r.fixes.count, to > from {
+            let rest = Double(roundEnd - from) / Double(to - from) * Double(r.fixes.count)
+            out.reserveCapacity(out.count + Swift.max(r.fixes.count, Int(rest * 1.1)))
+        }
         try r.devices.bytes.withUnsafeBufferPointer { (names) throws(GeofenceError) in
             try global.withUnsafeMutableBufferPointer { (global) throws(GeofenceError) in
                 try lines.withUnsafeBufferPointer { (lines) throws(GeofenceError) in
@@ -522,6 +528,10 @@ struct ParallelReader {
         core.pos = to
         core.line = lineBase + r.endLine
     }
+
+    /// The fewest bytes a record of a fix takes, for reserving the arrays of a chunk: four
+    /// fields of one byte, three delimiters, a newline.
+    static let minimumRowBytes = 8
 
     /// Where the chunks start: after the first newline at or after each guess; the round ends
     /// after the last newline of the window (at the end of the window at the end of input).
@@ -603,6 +613,12 @@ struct ParallelReader {
         core.knownDevices = s.known
         r.fixes.removeAll(keepingCapacity: true)
         r.lines.removeAll(keepingCapacity: true)
+        // Room for the chunk's fixes at once (a row takes at least `minimumRowBytes`): grown
+        // row by row from empty, the arrays of a reader's first round were copied a dozen
+        // times over (a small log is all first round). Pages never written are never touched.
+        let most = (to - from) / Self.minimumRowBytes + 1
+        r.fixes.reserveCapacity(most)
+        r.lines.reserveCapacity(most)
         r.devices.removeAll()
         r.devices.bytesOnly = true
         r.error = nil
