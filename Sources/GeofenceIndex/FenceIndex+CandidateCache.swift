@@ -106,9 +106,12 @@ extension FenceIndex {
     /// - Complexity: O(n) for n entries.
     /// With `threads` > 1 and a large main tree, its leaves are marked by that many workers
     /// into grids of their own, merged word by word (the same bits).
+    /// Entry boxes the occupancy grid is sized for (main tree, second tree, tail).
+    var entryCount: Int { main.count + delta.count + tail.count }
+
     func occupancyGrid(cellsPerBox: Int = OccupancyGrid.cellsPerBox, maximumCells: Int = OccupancyGrid.maximumCells,
                        threads: Int = 1) -> OccupancyGrid {
-        var grid = OccupancyGrid(boxes: main.count + delta.count + tail.count, generation: generation, cellsPerBox: cellsPerBox,
+        var grid = OccupancyGrid(boxes: entryCount, generation: generation, cellsPerBox: cellsPerBox,
                                  maximumCells: maximumCells)
         let world = QueryWindow(GeoBox(west: -180, south: -90, east: 180, north: 90))
         let m = PackedRTree.nodeCapacity

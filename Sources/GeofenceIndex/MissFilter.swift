@@ -30,6 +30,19 @@ public struct MissFilter: Sendable {
     /// Cells per fence box: finer than the candidate cache's grid, since growing every box by a
     /// cell each way marks about nine cells per small box.
     static let cellsPerBox = 128
+    /// Finer still while the grid stays within ``fineCells`` (2 MB, and as much again grown):
+    /// fewer fixes near a fence's cell pass the screen for nothing (a tree search each), and a
+    /// grid of that size is still quick to build and to read. Beyond it, larger grids cost more
+    /// than the fixes they stop (measured: docs/evaluation.md, "Fixes that meet no fence").
+    static let fineCellsPerBox = 512
+    static let fineCells = 1 << 24
+
+    /// Cells per box for an index of `boxes` entry boxes: ``fineCellsPerBox`` while that stays
+    /// within ``fineCells``, else as many as fill ``fineCells``, never fewer than ``cellsPerBox``.
+    static func cellsPerBox(boxes: Int) -> Int {
+        guard boxes > 0 else { return fineCellsPerBox }
+        return Swift.max(cellsPerBox, Swift.min(fineCellsPerBox, fineCells / boxes))
+    }
     /// At most 2^26 cells (8 MB, and as much again for the grown copy): a million fences still
     /// get cells of about 2.5 km.
     static let maximumCells = 1 << 26
@@ -163,7 +176,8 @@ extension FenceIndex {
     /// ``MissFilter/matches(_:)``), its grid marked by up to `threads` workers.
     /// - Complexity: O(n) for n entries, plus O(grid cells / 64).
     public func missFilter(threads: Int = 1) -> MissFilter {
-        MissFilter(grid: occupancyGrid(cellsPerBox: MissFilter.cellsPerBox, maximumCells: MissFilter.maximumCells, threads: threads))
+        MissFilter(grid: occupancyGrid(cellsPerBox: MissFilter.cellsPerBox(boxes: entryCount), maximumCells: MissFilter.maximumCells,
+                                       threads: threads))
     }
 }
 

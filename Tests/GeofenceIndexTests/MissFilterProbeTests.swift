@@ -47,6 +47,20 @@ final class MissFilterProbeTests: XCTestCase {
         return (misses, meets)
     }
 
+    /// The grid's size by the number of fence boxes: 512 cells a box while that stays within
+    /// 2^24 cells, then 2^24 until 128 a box needs more, then 128 a box up to 2^26.
+    func testGridCellsByBoxCount() {
+        let expected: [(boxes: Int, cells: Int)] = [(1, 1 << 12), (1_000, 1 << 19), (10_000, 1 << 23), (32_768, 1 << 24),
+                                                    (100_000, 1 << 24), (131_072, 1 << 24), (200_000, 1 << 25),
+                                                    (1_000_000, 1 << 26), (10_000_000, 1 << 26)]
+        for (boxes, cells) in expected {
+            let grid = OccupancyGrid(boxes: boxes, generation: 1, cellsPerBox: MissFilter.cellsPerBox(boxes: boxes),
+                                     maximumCells: MissFilter.maximumCells)
+            XCTAssertEqual(grid.width * grid.height, cells, "\(boxes) boxes")
+            XCTAssertTrue(grid.width == 2 * grid.height || grid.width == 4 * grid.height, "\(boxes) boxes: \(grid.width) × \(grid.height)")
+        }
+    }
+
     func testProbeAnswersAsTheFilter() throws {
         var rng = SeededGenerator(seed: 81)
         var fences = FenceSets.uniformCircles(3000, &rng) + FenceSets.clusteredCircles(300, &rng)
