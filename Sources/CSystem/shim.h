@@ -41,11 +41,11 @@ static inline long geofence_screen_cell(const geofence_screen_probe *p, double l
 
 // Screens the fixes from..<to of a batch (`stride` bytes apart; lat, lon and accuracy at the
 // given byte offsets) in order: a fix whose cell's bit is clear (no large boxes) meets no
-// fence, and gets the 12 bytes of `none` (the evaluator's empty answer) at answers + 12 j; a fix whose
-// bit is set goes to rest[(*m)++]. Stops at the first fix the bit cannot decide (a wide
-// window, a high latitude, large boxes) and returns its position for the caller to ask the
-// filter itself; returns `to` when all are screened. Each fix's word of the grid is asked for
-// (prefetched) eight fixes ahead, the grid being too large to stay in cache.
+// fence and gets the 12 bytes of `none` (the evaluator's empty answer) at answers + 12 j; a
+// fix whose bit is set goes to rest[(*m)++]. Stops at the first fix the bit cannot decide (a
+// wide window, a high latitude, large boxes) and returns its position for the caller to ask
+// the filter itself; returns `to` when all are screened. Each fix's word of the grid is asked
+// for (prefetched) eight fixes ahead, the grid being too large to stay in cache.
 static inline long geofence_screen(const geofence_screen_probe *p, const unsigned char *fixes, long stride,
                                    long lat_at, long lon_at, long accuracy_at, long from, long to,
                                    unsigned char *answers, const void *none,

@@ -101,14 +101,14 @@ extension FenceIndex {
         cache.adapt(searches: searches)
     }
 
+    /// Entry boxes the occupancy grid is sized for (main tree, second tree, tail).
+    var entryCount: Int { main.count + delta.count + tail.count }
+
     /// The occupancy grid of every entry box of the index (main tree, second tree, tail),
     /// about `cellsPerBox` cells per entry, at most `maximumCells`.
     /// - Complexity: O(n) for n entries.
     /// With `threads` > 1 and a large main tree, its leaves are marked by that many workers
     /// into grids of their own, merged word by word (the same bits).
-    /// Entry boxes the occupancy grid is sized for (main tree, second tree, tail).
-    var entryCount: Int { main.count + delta.count + tail.count }
-
     func occupancyGrid(cellsPerBox: Int = OccupancyGrid.cellsPerBox, maximumCells: Int = OccupancyGrid.maximumCells,
                        threads: Int = 1) -> OccupancyGrid {
         var grid = OccupancyGrid(boxes: entryCount, generation: generation, cellsPerBox: cellsPerBox,
