@@ -152,13 +152,11 @@ struct SpatialOrder {
     /// Fixes screened before the filter is judged worth it for a slice.
     static let probe = 256
 
-    /// Where geofence_screen finds a fix's numbers: the stride and byte offsets of `Fix`, and
-    /// the size of the answer it writes (checked once: it copies 12 bytes).
+    /// Where geofence_screen finds a fix's numbers: the stride and byte offsets of `Fix`.
     static let fixStride = MemoryLayout<Fix>.stride
     static let latAt = MemoryLayout<Fix>.offset(of: \Fix.lat)!
     static let lonAt = MemoryLayout<Fix>.offset(of: \Fix.lon)!
     static let accuracyAt = MemoryLayout<Fix>.offset(of: \Fix.accuracy)!
-    static let answerChecked: Void = precondition(MemoryLayout<FixAnswer>.stride == 12 && MemoryLayout<FixAnswer>.size == 12)
 
     /// Screens `b[0..<n]` with `filter` and sorts the rest. A fix the filter answers (it meets
     /// no fence box) gets no candidates in `answers` (worker `k`) and is not queried; the other
@@ -175,7 +173,8 @@ struct SpatialOrder {
         order2.withUnsafeMutableBufferPointer { rest in
             var j = 0
             if let filter, filter.isUsable {
-                _ = Self.answerChecked
+                // geofence_screen copies 12 bytes of it per miss (a constant check: folded away).
+                precondition(MemoryLayout<FixAnswer>.stride == 12 && MemoryLayout<FixAnswer>.size == 12)
                 var none = FixAnswer(start: 0, count: 0, worker: k)
                 // The filter's one-bit test in a C loop (geofence_screen, which decides as the
                 // filter's probe does, each fix's word of the grid prefetched a few fixes
