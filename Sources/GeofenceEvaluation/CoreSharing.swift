@@ -11,11 +11,15 @@ import GeofenceLogs
 ///   one thread keeps up with the evaluation and no thread waits for the other stage, and the
 ///   one-thread evaluation skips the slices' bookkeeping.
 ///
-/// Each mode's cost is the wall time from one batch to the next per fix, smoothed (the first
-/// batch, which carries the reader's start, is not counted). The next batches try both; then
-/// the cheaper one is kept, the other tried again every ``probeInterval`` batches so that a
-/// change along the log is noticed. The events are the same whatever the choices (both ways
-/// evaluate every batch in full, in log order).
+/// Each mode's cost is the wall time from one batch to the next per fix, smoothed. A batch is
+/// counted only when the batch before it ran in the same mode: the first batch carries the
+/// reader's start, and the first batch after a change carries the other mode's work (after a
+/// pipelined batch the next round is already parsed, which makes a split batch look cheap;
+/// after a split batch nothing was parsed ahead, which makes a pipelined one look dear). The
+/// next batches try both; then the cheaper one is kept, and every ``probeInterval`` counted
+/// batches the other is tried until one of its batches is counted, so that a change along the
+/// log is noticed. The events are the same whatever the choices (both ways evaluate every
+/// batch in full, in log order).
 public struct CoreSharing: Sendable {
     /// A way of sharing the cores for one batch.
     public enum Mode: Sendable, Equatable {
@@ -25,7 +29,7 @@ public struct CoreSharing: Sendable {
         case pipelined
     }
 
-    /// Batches between two tries of the mode not in use.
+    /// Counted batches between two tries of the mode not in use.
     public static let probeInterval = 16
 
     /// The mode of the next batch.
@@ -34,7 +38,10 @@ public struct CoreSharing: Sendable {
     /// Seconds per fix, smoothed, per mode (nil: not measured yet).
     private var split: Double?, pipelined: Double?
     private var batches = 0
-    private var warmedUp = false
+    /// The mode the last recorded batch ran in (nil before the first).
+    private var previous: Mode?
+    /// The mode not in use is being tried (until one of its batches is counted).
+    private var probing = false
 
     /// When the batch being timed began (``startClock()``, or the last ``record(fixes:)``).
     private var clock = DispatchTime.now().uptimeNanoseconds
@@ -72,23 +79,32 @@ public struct CoreSharing: Sendable {
     /// under the mode it ran in, and chooses the mode of the next.
     public mutating func record(seconds: Double, fixes: Int) {
         guard threads > 1, fixes > 0, seconds >= 0 else { return }
-        guard warmedUp else { warmedUp = true; return }
+        let ran = mode
+        defer { previous = ran }
+        guard previous == ran else { return }           // the first batch, or the first after a change
         let cost = seconds / Double(fixes)
-        switch mode {
+        switch ran {
         case .split: split = split.map { ($0 + cost) / 2 } ?? cost
         case .pipelined: pipelined = pipelined.map { ($0 + cost) / 2 } ?? cost
         }
         batches += 1
-        mode = Self.choose(split: split, pipelined: pipelined, batch: batches)
+        chooseNext()
     }
 
-    /// The mode of batch number `batch` (from 1) given each mode's cost so far: each is tried
-    /// once first, then the cheaper is taken, and every ``probeInterval`` batches the dearer.
-    static func choose(split: Double?, pipelined: Double?, batch: Int) -> Mode {
-        guard let s = split else { return .split }
-        guard let p = pipelined else { return .pipelined }
+    /// The mode of the next batch, once a counted batch has been recorded: each mode measured
+    /// first (split, then pipelined), then the cheaper, but every ``probeInterval`` counted
+    /// batches the other, until one of its batches is counted.
+    private mutating func chooseNext() {
+        guard let s = split else { mode = .split; return }
+        guard let p = pipelined else { mode = .pipelined; return }
         let best: Mode = p < s ? .pipelined : .split
-        if batch % probeInterval == 0 { return best == .split ? .pipelined : .split }
-        return best
+        if probing {
+            probing = false                                 // the try's batch was counted
+        } else if batches % Self.probeInterval == 0 {
+            mode = best == .split ? .pipelined : .split
+            probing = true
+            return
+        }
+        mode = best
     }
 }

@@ -1,31 +1,53 @@
 import XCTest
 @testable import GeofenceEvaluation
 
-/// ``CoreSharing``: each mode tried once after the first batch, then the cheaper per fix kept,
-/// the other tried every ``CoreSharing/probeInterval`` batches; one thread never changes mode.
+/// ``CoreSharing``: each mode measured after the first batch, then the cheaper per fix kept,
+/// the other tried every ``CoreSharing/probeInterval`` counted batches; the batch after a
+/// change of mode not counted; one thread never changes mode.
 final class CoreSharingTests: XCTestCase {
-    /// The modes chosen for batches costing `split` or `pipelined` seconds per fix.
-    func modes(threads: Int, batches: Int, split: Double, pipelined: Double) -> [CoreSharing.Mode] {
+    /// The modes chosen for batches costing `split` or `pipelined` seconds per fix; the first
+    /// batch after a change costs `intoSplit` or `intoPipelined` instead when given (what a
+    /// reader does: a round parsed ahead during a pipelined batch makes the split batch after it
+    /// cheap; none parsed ahead during a split batch makes the pipelined one after it dear).
+    func modes(threads: Int, batches: Int, split: Double, pipelined: Double,
+               intoSplit: Double? = nil, intoPipelined: Double? = nil) -> [CoreSharing.Mode] {
         var s = CoreSharing(threads: threads)
         var out: [CoreSharing.Mode] = []
-        for _ in 0..<batches {
-            out.append(s.mode)
-            s.record(seconds: (s.mode == .split ? split : pipelined) * 1000, fixes: 1000)
+        for b in 0..<batches {
+            let mode = s.mode
+            let changed = b > 0 && out.last != mode
+            out.append(mode)
+            let cost = mode == .split ? (changed ? intoSplit ?? split : split) : (changed ? intoPipelined ?? pipelined : pipelined)
+            s.record(seconds: cost * 1000, fixes: 1000)
         }
         return out
     }
 
     func testTheCheaperModeIsKeptAndTheOtherProbed() {
         let cheapPipeline = modes(threads: 2, batches: 40, split: 2e-7, pipelined: 1e-7)
-        // Batch 0 warms up (not counted), 1 measures split, 2 tries pipelined, then pipelined
-        // but every 16th recorded batch.
-        XCTAssertEqual(Array(cheapPipeline[0..<3]), [.split, .split, .pipelined])
-        let splits = cheapPipeline.indices.filter { $0 >= 3 && cheapPipeline[$0] == .split }
-        XCTAssertEqual(splits, [17, 33])
+        // Batch 0 warms up (not counted), 1 measures split, 2 changes to pipelined (not
+        // counted), 3 measures it; then pipelined, and after every 16th counted batch a try of
+        // split: one batch not counted, one counted.
+        XCTAssertEqual(Array(cheapPipeline[0..<4]), [.split, .split, .pipelined, .pipelined])
+        let splits = cheapPipeline.indices.filter { $0 >= 4 && cheapPipeline[$0] == .split }
+        XCTAssertEqual(splits, [18, 19, 36, 37], "\(cheapPipeline)")
         let cheapSplit = modes(threads: 2, batches: 40, split: 1e-7, pipelined: 3e-7)
-        XCTAssertEqual(Array(cheapSplit[0..<3]), [.split, .split, .pipelined])
-        let pipelines = cheapSplit.indices.filter { $0 >= 3 && cheapSplit[$0] == .pipelined }
-        XCTAssertEqual(pipelines, [17, 33])
+        XCTAssertEqual(Array(cheapSplit[0..<4]), [.split, .split, .pipelined, .pipelined])
+        let pipelines = cheapSplit.indices.filter { $0 >= 4 && cheapSplit[$0] == .pipelined }
+        // Split is measured first but found cheaper only after pipelined is: batch 4 changes
+        // back to it (not counted), so its tries come a batch later.
+        XCTAssertEqual(pipelines, [19, 20, 37, 38], "\(cheapSplit)")
+    }
+
+    /// The batch after a change carries the other mode's work; counted, it would make the
+    /// cheaper mode look dear whenever it is tried, and the run would stay in the dearer one.
+    func testTheBatchAfterAChangeIsNotCounted() {
+        let chosen = modes(threads: 2, batches: 60, split: 2e-7, pipelined: 1e-7, intoSplit: 0.5e-7, intoPipelined: 3e-7)
+        XCTAssertEqual(chosen[4], .pipelined)
+        XCTAssertGreaterThanOrEqual(chosen[4...].filter { $0 == .pipelined }.count, 50, "\(chosen)")
+        let reversed = modes(threads: 2, batches: 60, split: 1e-7, pipelined: 2e-7, intoSplit: 3e-7, intoPipelined: 0.5e-7)
+        XCTAssertEqual(reversed[4], .split)
+        XCTAssertGreaterThanOrEqual(reversed[4...].filter { $0 == .split }.count, 50, "\(reversed)")
     }
 
     func testOneThreadStaysSplit() {
@@ -42,7 +64,12 @@ final class CoreSharingTests: XCTestCase {
             s.record(seconds: cost * 500, fixes: 500)
         }
         XCTAssertEqual(chosen[20], .pipelined)
-        XCTAssertEqual(chosen.indices.filter { $0 >= 60 && chosen[$0] == .pipelined }, [65, 81, 97], "\(chosen)")
+        // From batch 40 on pipelined is dearer: its smoothed cost catches up within a batch or
+        // two, then only the tries every 16 counted batches run it (two batches each).
+        XCTAssertEqual(chosen[45], .split)
+        let late = chosen.indices.filter { $0 >= 45 && chosen[$0] == .pipelined }
+        XCTAssertEqual(late.count % 2, 0, "\(chosen)")
+        XCTAssertLessThanOrEqual(late.count, 8, "\(chosen)")
         XCTAssertEqual(chosen[99], .split)
     }
 
