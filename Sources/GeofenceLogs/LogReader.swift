@@ -200,19 +200,24 @@ public final class LogReader {
     /// comes when the batch would reach the row that caused it, as in a serial read (the fixes
     /// of that batch are dropped).
     private func nextParallel(into batch: inout [Fix], limit: Int) throws(GeofenceError) -> Bool {
+        var joined = false
         while ready.count - readyPos < limit && pendingError == nil && !parallel!.done {
             // With quickStart, what a round made goes out at once (the caller works on it while
             // the next round is parsed); rounds then hold about a batch (``ParallelReader/batchFixes``).
             // The header's first fix waits for the first round (alone it would be a batch of one);
-            // a round is begun only once the reader is warmed up.
-            if options.quickStart && parallel!.roundsBegun > 0 && ready.count > readyPos && parallel!.pending == nil { break }
+            // a round is begun only once the reader is warmed up. A round begun ahead while this
+            // one was joined waits for the next call.
+            if options.quickStart && parallel!.roundsBegun > 0 && ready.count > readyPos && (parallel!.pending == nil || joined) { break }
             if readyPos > 0 {
                 ready.removeSubrange(0..<readyPos)
                 readyPos = 0
             }
             do {
                 if warmedUp {
-                    try parallel!.round(&lineParser!, &core, &devices.state, &ready)
+                    // With readAhead, the workers begin the next round as soon as this one's chunks are
+                    // all taken (docs/logs.md#parallel-reading).
+                    joined = true
+                    try parallel!.round(&lineParser!, &core, &devices.state, &ready, ahead: readAhead)
                 } else {
                     // The header (or the first object's keys) and the first fix, serially.
                     warmedUp = true
@@ -256,6 +261,9 @@ public final class LogReader {
 
     /// Whether a round of a parallel read is being parsed ahead (tests).
     var roundPending: Bool { parallel?.pending != nil }
+
+    /// Rounds of a parallel read begun while the one before was joined (tests).
+    var roundsBegunAhead: Int { parallel?.roundsBegunAhead ?? 0 }
 
     deinit {
         // A round parsed in the background reads the source's buffer.

@@ -190,26 +190,68 @@ final class RoundWork: Sendable {
         if finished.wrappingAdd(1, ordering: .acquiringAndReleasing).newValue == chunks { done.signal() }
     }
 
+    /// Every chunk has been taken by some thread (the last ones may still be being parsed).
+    var allTaken: Bool { next.load(ordering: .relaxed) >= chunks }
+
     /// Parses chunks until none is left to take.
     func run() {
         while let i = take() { parseOne(i) }
     }
 
     /// Returns once chunk `i` is parsed (its result may then be read), parsing the chunks no
-    /// thread has taken meanwhile. Once per chunk.
-    func awaitChunk(_ i: Int) {
+    /// thread has taken meanwhile; when none is left, `idle` is asked for other work (it
+    /// returns false when it has none: the thread then waits). Once per chunk.
+    func awaitChunk(_ i: Int, idle: () -> Bool = { false }) {
         while !parsed[i].isDone {
-            guard let c = take() else {
+            if let c = take() {
+                parseOne(c)
+            } else if !idle() {
                 parsed[i].wait()
                 return
             }
-            parseOne(c)
         }
     }
 
     /// Waits until every chunk is parsed.
     func wait() {
         done.wait()
+    }
+}
+
+/// The background threads that parse a reader's rounds: each takes the chunks of the oldest
+/// round that has some left, and goes on to the next round when one has been begun meanwhile
+/// (a round begun ahead, ``ParallelReader/finish(_:_:_:_:ahead:)``), so that a round begun
+/// while the last chunks of the one before are parsed adds no thread; a thread leaves when
+/// no round has chunks left.
+final class ParseCrew: Sendable {
+    /// The rounds handed to the crew that may have chunks left, oldest first, and how many
+    /// threads are working.
+    private let state = Mutex<(rounds: [RoundWork], active: Int)>(([], 0))
+
+    /// Hands `work` to the crew, with up to `threads` threads working (new ones started when
+    /// fewer are).
+    func add(_ work: RoundWork, threads: Int) {
+        let start = state.withLock { s -> Int in
+            s.rounds.append(work)
+            let n = Swift.max(0, threads - s.active)
+            s.active += n
+            return n
+        }
+        for _ in 0..<start { DispatchQueue.global().async { self.work() } }
+    }
+
+    /// A crew thread: parses chunks until no round handed to the crew has any left.
+    private func work() {
+        while true {
+            let next = state.withLock { s -> RoundWork? in
+                while let first = s.rounds.first, first.allTaken { s.rounds.removeFirst() }
+                if let first = s.rounds.first { return first }
+                s.active -= 1
+                return nil
+            }
+            guard let next else { return }
+            next.run()
+        }
     }
 }
 
@@ -241,8 +283,6 @@ struct ParallelReader {
     var global: [Int32] = []
     /// The end of input was reached.
     var done = false
-    /// The device table as the pending round's workers read it.
-    var knownSnapshot: KnownSnapshot? = nil
     /// Whether the first rounds are small (``LogReaderOptions/quickStart``).
     var quickStart = false
     /// Rounds begun so far: with ``quickStart`` the first ones are smaller (``firstRoundBytes``,
@@ -277,28 +317,36 @@ struct ParallelReader {
 
     /// What ``finish(_:_:_:_:)`` completes.
     enum Pending {
-        /// The chunks `starts` (the last ends at `end`) of the window, parsed into ``slots`` by
-        /// whichever threads take them from `work`.
-        case parse(starts: [Int], end: Int, windowEnd: Int, endsFile: Bool, work: RoundWork)
+        /// The chunks `starts` (the last ends at `end`) of the window, parsed into `slots` by
+        /// whichever threads take them from `work`, looking devices up in `known` (the device
+        /// table as it was when the round began; kept until every chunk is parsed).
+        case parse(starts: [Int], end: Int, windowEnd: Int, endsFile: Bool, work: RoundWork, slots: ChunkSlots, known: KnownSnapshot?)
         /// The window holds no whole record: one serial step.
         case serial
     }
 
-    /// The chunks' results, reused from round to round; written by the parse workers while a
-    /// round is pending, by the joining thread otherwise.
-    let slots = ChunkSlots()
+    /// The chunks' results, reused from round to round, two sets taken in turn: a round begun
+    /// ahead (``finish(_:_:_:_:ahead:)``) is parsed into one while the other is joined. Written
+    /// by the parse workers while their round is pending, by the joining thread otherwise.
+    let slotSets = [ChunkSlots(), ChunkSlots()]
+    /// The set the next round takes.
+    var nextSlots = 0
+    /// The background threads that parse the rounds.
+    let crew = ParseCrew()
+    /// Rounds begun ahead, while the one before was joined (tests).
+    var roundsBegunAhead = 0
 
     /// Reads at least one more record into `out` (unless the end comes first: then `done`):
     /// the pending round, else a round begun and finished now.
     /// - Throws: what a serial read throws at the first bad row (strict) or a whole-file problem;
     ///   the fixes before it are in `out`.
     mutating func round(_ parser: inout LineParser, _ core: inout ReadCore, _ devices: inout DeviceState,
-                        _ out: inout [Fix]) throws(GeofenceError) {
+                        _ out: inout [Fix], ahead: Bool = false) throws(GeofenceError) {
         if pending == nil {
             // Parsed now, while nothing changes the shared table: the workers look devices up in it.
             begin(parser, &core, background: false, known: devices)
         }
-        try finish(&parser, &core, &devices, &out)
+        try finish(&parser, &core, &devices, &out, ahead: ahead)
     }
 
     /// Starts the next round: fills the window and hands its chunks to the parse workers, in
@@ -308,13 +356,18 @@ struct ParallelReader {
     /// With `known` (a copy of the reader's device table, its arrays shared until either side
     /// changes them), the workers give a device already in it its index there
     /// (``ReadCore/knownDevices``), so the join maps only the devices new in the round; the copy
-    /// is dropped before the join.
+    /// is dropped once the round is parsed.
+    ///
+    /// `from`: the round begins there, ahead of the reader (the round being joined ends there),
+    /// and only if the window already holds its bytes (it must not move while the other round
+    /// is joined); else nothing is begun.
     mutating func begin(_ parser: LineParser, _ core: inout ReadCore, background: Bool = true,
-                        known: DeviceState? = nil) {
+                        known: DeviceState? = nil, from: Int? = nil) {
         guard pending == nil, !done else { return }
         guard let source = core.source else { done = true; return }
         let small = ramping
         let target = Swift.min(small ? Self.firstRoundBytes << roundsBegun : fullRoundBytes, core.maxLineLength)
+        if let from, from >= core.end || (core.end - from < target && !core.eof) { return }
         roundsBegun += 1
         if core.end - core.pos < target && !core.eof {
             core.end = source.compact(keeping: core.pos, end: core.end)
@@ -328,7 +381,7 @@ struct ParallelReader {
                 if r.eof { core.eof = true }
             }
         }
-        let s0 = core.pos
+        let s0 = from ?? core.pos
         if s0 >= core.end && core.eof { done = true; return }
         // A round ends at the last newline of its bytes; the rest stays for the next (a mapped
         // file is all in the window).
@@ -353,13 +406,12 @@ struct ParallelReader {
         var roundSettings = ChunkSettings(path: core.path, strict: core.strict, fileIndex: core.fileIndex, timeUnit: core.timeUnit,
                                      timeUnitDetected: core.timeUnitDetected, firstNumericTime: core.firstNumericTime,
                                      timeRange: core.timeRange, known: nil)
-        if let known {
-            let snapshot = KnownSnapshot(known)
-            knownSnapshot = snapshot
-            roundSettings.known = KnownDevices(snapshot: snapshot)
-        }
+        let snapshot = known.map { KnownSnapshot($0) }
+        if let snapshot { roundSettings.known = KnownDevices(snapshot: snapshot) }
         let settings = roundSettings
         let endsFile = eof
+        let slots = slotSets[nextSlots]
+        nextSlots = 1 - nextSlots
         slots.reserve(chunkCount)
         let results = UnsafeShared(base: slots.base)
         let sharedParser = parser
@@ -368,30 +420,34 @@ struct ParallelReader {
             Self.parse(sharedParser, window.base, from: starts[i], to: to, endsFile: endsFile && to == e0, settings,
                        into: &results.base[i])
         }
-        pending = .parse(starts: starts, end: roundEnd, windowEnd: e0, endsFile: endsFile, work: work)
+        pending = .parse(starts: starts, end: roundEnd, windowEnd: e0, endsFile: endsFile, work: work, slots: slots, known: snapshot)
         if background {
             // Half the threads (the caller's evaluation has the others); the caller takes the
             // chunks left when it needs the round.
-            for _ in 0..<Swift.max(1, threads / 2) { DispatchQueue.global().async { work.run() } }
+            crew.add(work, threads: Swift.max(1, threads / 2))
         } else {
             // Needed now: the other threads start on it, and this one takes chunks too as it
             // joins them (``finish(_:_:_:_:)``).
-            for _ in 0..<(Swift.min(threads, chunkCount) - 1) { DispatchQueue.global().async { work.run() } }
+            crew.add(work, threads: Swift.min(threads, chunkCount) - 1)
         }
     }
 
     /// Waits for the pending round's parse, if any (before the window or the reader goes away).
     mutating func waitIdle() {
-        if case .parse(_, _, _, _, let work)? = pending { work.wait() }
+        if case .parse(_, _, _, _, let work, _, _)? = pending { work.wait() }
     }
 
     /// Joins the pending round in file order (a chunk's lines count from its start), or reads
-    /// the serial step it stands for.
+    /// the serial step it stands for. `ahead`: once every chunk of the round has been taken,
+    /// the next round is begun in the background (``begin(_:_:background:known:from:)`` from
+    /// this round's end), so that the parse workers go on with it while this thread finishes
+    /// the join and the caller works on the batch; it is dropped if this round ends otherwise
+    /// than at its end (a record ran past a chunk, or an error).
     mutating func finish(_ parser: inout LineParser, _ core: inout ReadCore, _ devices: inout DeviceState,
-                         _ out: inout [Fix]) throws(GeofenceError) {
+                         _ out: inout [Fix], ahead: Bool = false) throws(GeofenceError) {
         guard let p = pending else { return }
         pending = nil
-        guard case .parse(let starts, let roundEnd, let e0, let endsFile, let work) = p else {
+        guard case .parse(let starts, let roundEnd, let e0, let endsFile, let work, let slots, var known) = p else {
             return try serialStep(&parser, &core, &devices, &out)
         }
         let chunkCount = starts.count
@@ -405,22 +461,43 @@ struct ParallelReader {
             allParsed = true
             work.run()
             work.wait()
-            knownSnapshot = nil
+            if known != nil { known = nil }               // the round's snapshot released
         }
+        var begunAhead = false
         defer {
             finishParsing()
             joinedFixes += out.count - before
             joinedBytes += core.pos - from
         }
-        for i in 0..<chunkCount {
-            work.awaitChunk(i)
-            let to = i + 1 < chunkCount ? starts[i + 1] : roundEnd
-            try join(&slots.base[i], parser: parser, from: starts[i], to: to, roundEnd: roundEnd, endsFile: endsFile && to == e0, &core, &devices, &out)
-            if slots.base[i].straddle != nil {
-                finishParsing()
-                return try serialStep(&parser, &core, &devices, &out)
+        do throws(GeofenceError) {
+            for i in 0..<chunkCount {
+                // Once this round's chunks are all taken, the next round is begun: the crew
+                // goes on with it while this thread waits for the last chunks and joins them.
+                work.awaitChunk(i) {
+                    guard ahead && !begunAhead && !endsFile else { return false }
+                    begunAhead = true
+                    begin(parser, &core, known: devices, from: roundEnd)
+                    if pending != nil { roundsBegunAhead += 1 }
+                    return true
+                }
+                let to = i + 1 < chunkCount ? starts[i + 1] : roundEnd
+                try join(&slots.base[i], parser: parser, from: starts[i], to: to, roundEnd: roundEnd, endsFile: endsFile && to == e0, &core, &devices, &out)
+                if slots.base[i].straddle != nil {
+                    finishParsing()
+                    dropAhead()
+                    return try serialStep(&parser, &core, &devices, &out)
+                }
             }
+        } catch {
+            dropAhead()
+            throw error
         }
+    }
+
+    /// Waits for a round begun ahead, if any, and forgets it (the reader is not where it begins).
+    mutating func dropAhead() {
+        waitIdle()
+        pending = nil
     }
 
     /// Adds one chunk's result to the reader's state, in file order: the time unit, skips and
@@ -616,9 +693,12 @@ struct ParallelReader {
         // Room for the chunk's fixes at once (a row takes at least `minimumRowBytes`): grown
         // row by row from empty, the arrays of a reader's first round were copied a dozen
         // times over (a small log is all first round). Pages never written are never touched.
+        // Grown by half at least when a chunk needs more than the slot held (chunks vary a
+        // little from round to round; grown to each one's size, the arrays were reallocated
+        // round after round, into fresh pages).
         let most = (to - from) / Self.minimumRowBytes + 1
-        r.fixes.reserveCapacity(most)
-        r.lines.reserveCapacity(most)
+        if r.fixes.capacity < most { r.fixes.reserveCapacity(Swift.max(most, r.fixes.capacity * 3 / 2)) }
+        if r.lines.capacity < most { r.lines.reserveCapacity(Swift.max(most, r.lines.capacity * 3 / 2)) }
         r.devices.removeAll()
         r.devices.bytesOnly = true
         r.error = nil

@@ -173,4 +173,48 @@ final class ReadEvaluateOverlapTests: XCTestCase {
             XCTAssertTrue(try r.next(into: &fixes, max: 5))
         }
     }
+
+    /// With reading ahead, the next round is begun as soon as the chunks of the one being
+    /// joined are all taken (the workers go on with it meanwhile), and the fixes are the serial
+    /// read's; without, no round is begun ahead. A file read through the buffer as well as a
+    /// mapped one, lenient and strict (the round after a bad row or a quoted newline across a
+    /// chunk is dropped, and the read goes on, or stops, as a serial one does).
+    func testRoundsBegunAheadGiveTheSerialFixes() throws {
+        let lenientPath = writeFile(dir, "fleet.csv", try fleetLog())
+        let strictPath = writeFile(dir, "late.csv", try fleetLog(badAfter: 40_000))
+        func read(_ path: String, threads: Int, readAhead: Bool, mapped: Bool, lenient: Bool) -> ([Fix], String?, Int) {
+            var options = LogReaderOptions(skipInvalid: lenient)
+            options.threads = threads
+            options.parallelChunkSize = 4096
+            options.readAhead = readAhead
+            if !mapped { options.mapThreshold = Int.max }
+            var all: [Fix] = [], batch: [Fix] = []
+            do {
+                let reader = try LogReader(path: path, options: options)
+                do {
+                    while try reader.next(into: &batch, max: 1000) { all += batch }
+                } catch {
+                    return (all, "\(error)", reader.roundsBegunAhead)
+                }
+                return (all, nil, reader.roundsBegunAhead)
+            } catch {
+                return (all, "\(error)", 0)
+            }
+        }
+        for (path, lenient) in [(lenientPath, true), (strictPath, false)] {
+            let serial = read(path, threads: 1, readAhead: false, mapped: true, lenient: lenient)
+            XCTAssertEqual(serial.1 != nil, !lenient, "\(String(describing: serial.1))")
+            for mapped in [true, false] {
+                for threads in [2, 8] {
+                    let ahead = read(path, threads: threads, readAhead: true, mapped: mapped, lenient: lenient)
+                    XCTAssertTrue(ahead.0 == serial.0, "threads \(threads), mapped \(mapped), lenient \(lenient)")
+                    XCTAssertEqual(ahead.1, serial.1, "threads \(threads), mapped \(mapped)")
+                    XCTAssertGreaterThan(ahead.2, 0, "threads \(threads), mapped \(mapped), lenient \(lenient)")
+                    let plain = read(path, threads: threads, readAhead: false, mapped: mapped, lenient: lenient)
+                    XCTAssertTrue(plain.0 == serial.0, "threads \(threads), mapped \(mapped), lenient \(lenient)")
+                    XCTAssertEqual(plain.2, 0)
+                }
+            }
+        }
+    }
 }
