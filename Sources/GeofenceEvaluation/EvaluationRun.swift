@@ -367,6 +367,13 @@ public final class EvaluationRun {
     var batchDevices: [Int32] = []
     /// Per device, the number of the last batch it was in (1-based; 0: none yet).
     var lastBatch: [UInt32] = []
+    /// Per device, 1 when its tracker is started, not fresh and in no fence: a fix of it with
+    /// no candidate changes nothing (``Evaluator/passQuietly(candidates:state:)`` would only set
+    /// what is set), so the state pass skips it without touching the tracker, which a
+    /// scattered log's misses would otherwise fetch from memory one by one. 0 is always safe:
+    /// the tracker then decides. Set by the state passes, which alone change trackers once
+    /// fixes are processed.
+    var quiet: [UInt8] = []
     var batchNumber: UInt32 = 0
 
     /// Fewest fixes per slice of the multi-thread query phase (tests lower it).
@@ -456,6 +463,7 @@ public final class EvaluationRun {
             for d in deviceCount...Int(maxDevice) { groups[d & (groupCount - 1)].append(DeviceTracker()) }
             deviceCount = Int(maxDevice) + 1
             lastBatch.append(contentsOf: repeatElement(0, count: deviceCount - lastBatch.count))
+            quiet.append(contentsOf: repeatElement(0, count: deviceCount - quiet.count))
         }
         batchNumber &+= 1
         batchDevices.removeAll(keepingCapacity: true)
@@ -510,17 +518,24 @@ public final class EvaluationRun {
         for g in 0..<groupCount { trackers[g] = groups[g].withUnsafeMutableBufferPointer { $0.baseAddress } }
         batch.withUnsafeBufferPointer { b in
             answers.withUnsafeBufferPointer { a in
-                for i in 0..<n {
-                    let x = a[i], device = Int(b[i].device)
-                    // The device is in its group (trackers were added for every device of the batch).
-                    let t = trackers[device & mask].unsafelyUnwrapped + (device &>> shift)
-                    if Evaluator.passQuietly(candidates: x.count, state: &t.pointee) { continue }
-                    let f = b[i]
-                    let before = t.pointee.events.count
-                    ev.apply(device: f.device, time: f.time, lat: f.lat, lon: f.lon, accuracy: f.accuracy, offset: f.offset,
-                             candidates: UnsafeBufferPointer(rebasing: r[Int(x.start)..<Int(x.start + x.count)]),
-                             state: &t.pointee)
-                    added &+= t.pointee.events.count &- before
+                quiet.withUnsafeMutableBufferPointer { q in
+                    for i in 0..<n {
+                        let x = a[i], device = Int(b[i].device)
+                        if x.count == 0 && q[device] != 0 { continue }
+                        // The device is in its group (trackers were added for every device of the batch).
+                        let t = trackers[device & mask].unsafelyUnwrapped + (device &>> shift)
+                        if Evaluator.passQuietly(candidates: x.count, state: &t.pointee) {
+                            q[device] = 1
+                            continue
+                        }
+                        let f = b[i]
+                        let before = t.pointee.events.count
+                        ev.apply(device: f.device, time: f.time, lat: f.lat, lon: f.lon, accuracy: f.accuracy, offset: f.offset,
+                                 candidates: UnsafeBufferPointer(rebasing: r[Int(x.start)..<Int(x.start + x.count)]),
+                                 state: &t.pointee)
+                        added &+= t.pointee.events.count &- before
+                        if Evaluator.isQuiet(t.pointee) != (q[device] != 0) { q[device] ^= 1 }
+                    }
                 }
             }
         }
@@ -576,6 +591,8 @@ public final class EvaluationRun {
         addedByGroup.initialize(repeating: 0, count: groupCount)
         defer { addedByGroup.deallocate() }
         let addedShared = UnsafeShared(base: addedByGroup)
+        // Not moved while the groups are evaluated (nothing grows it until the next batch).
+        let quietBase = quiet.withUnsafeMutableBufferPointer { $0.baseAddress! }
         groups.withUnsafeMutableBufferPointer { gs in
             slices.withUnsafeBufferPointer { sl in
                 batch.withUnsafeBufferPointer { b in
@@ -584,6 +601,8 @@ public final class EvaluationRun {
                         let sliceBase = UnsafeShared(base: UnsafeMutablePointer(mutating: sl.baseAddress!))
                         let fixes = UnsafeShared(base: UnsafeMutablePointer(mutating: b.baseAddress!))
                         let where_ = UnsafeShared(base: UnsafeMutablePointer(mutating: a.baseAddress!))
+                        // Each worker writes the bytes of its group's devices only.
+                        let q = UnsafeShared(base: quietBase)
                         DispatchQueue.concurrentPerform(iterations: threads) { _ in
                             while true {
                                 let g = nextGroup.take()
@@ -597,14 +616,21 @@ public final class EvaluationRun {
                                             slice.pointee.offsets.withUnsafeBufferPointer { o in
                                                 for j in Int(o[g])..<Int(o[g + 1]) {
                                                     let i = Int(p[j])
-                                                    let x = where_.base[i], d = Int(fixes.base[i].device) &>> shift
-                                                    if Evaluator.passQuietly(candidates: x.count, state: &t[d]) { continue }
+                                                    let x = where_.base[i], device = Int(fixes.base[i].device), d = device &>> shift
+                                                    if x.count == 0 && q.base[device] != 0 { continue }
+                                                    if Evaluator.passQuietly(candidates: x.count, state: &t[d]) {
+                                                        q.base[device] = 1
+                                                        continue
+                                                    }
                                                     let f = fixes.base[i]
                                                     let before = t[d].events.count
                                                     ev.apply(device: f.device, time: f.time, lat: f.lat, lon: f.lon, accuracy: f.accuracy, offset: f.offset,
                                                              candidates: UnsafeBufferPointer(start: results[Int(x.worker)].base.map { $0 + Int(x.start) }, count: Int(x.count)),
                                                              state: &t[d])
                                                     added &+= t[d].events.count &- before
+                                                    // Written only when it changes: the bytes of other groups' devices
+                                                    // share its cache line.
+                                                    if Evaluator.isQuiet(t[d]) != (q.base[device] != 0) { q.base[device] ^= 1 }
                                                 }
                                             }
                                         }
@@ -797,5 +823,6 @@ extension EvaluationRun {
         }
         deviceCount = state.devices.count
         lastBatch = [UInt32](repeating: 0, count: deviceCount)
+        quiet = [UInt8](repeating: 0, count: deviceCount)
     }
 }

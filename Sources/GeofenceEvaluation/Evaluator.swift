@@ -186,6 +186,13 @@ public struct Evaluator: Sendable {
         return true
     }
 
+    /// Whether a fix without candidates would change nothing of `s` (``passQuietly(candidates:state:)``
+    /// would only set what is set): started, not fresh, in no fence.
+    @inline(__always)
+    static func isQuiet(_ s: DeviceTracker) -> Bool {
+        s.entryCount == 0 && s.started && !s.fresh
+    }
+
     /// Entries (and one fix's events) up to which a linear scan beats sorting.
     static let linearEntries = 16
 

@@ -223,32 +223,43 @@ final class RoundWork: Sendable {
 /// (a round begun ahead, ``ParallelReader/finish(_:_:_:_:ahead:)``), so that a round begun
 /// while the last chunks of the one before are parsed adds no thread; a thread leaves when
 /// no round has chunks left.
-final class ParseCrew: Sendable {
-    /// The rounds handed to the crew that may have chunks left, oldest first, and how many
-    /// threads are working.
-    private let state = Mutex<(rounds: [RoundWork], active: Int)>(([], 0))
+final class ParseCrew: @unchecked Sendable {
+    /// Guards `rounds` and `active` (a pthread mutex, which ThreadSanitizer follows).
+    private let lock: UnsafeMutablePointer<pthread_mutex_t> = .allocate(capacity: 1)
+    /// The rounds handed to the crew that may have chunks left, oldest first.
+    private var rounds: [RoundWork] = []
+    /// Threads working.
+    private var active = 0
+
+    init() {
+        lock.initialize(to: pthread_mutex_t())
+        pthread_mutex_init(lock, nil)
+    }
+
+    deinit {
+        pthread_mutex_destroy(lock)
+        lock.deallocate()
+    }
 
     /// Hands `work` to the crew, with up to `threads` threads working (new ones started when
     /// fewer are).
     func add(_ work: RoundWork, threads: Int) {
-        let start = state.withLock { s -> Int in
-            s.rounds.append(work)
-            let n = Swift.max(0, threads - s.active)
-            s.active += n
-            return n
-        }
+        pthread_mutex_lock(lock)
+        rounds.append(work)
+        let start = Swift.max(0, threads - active)
+        active += start
+        pthread_mutex_unlock(lock)
         for _ in 0..<start { DispatchQueue.global().async { self.work() } }
     }
 
     /// A crew thread: parses chunks until no round handed to the crew has any left.
     private func work() {
         while true {
-            let next = state.withLock { s -> RoundWork? in
-                while let first = s.rounds.first, first.allTaken { s.rounds.removeFirst() }
-                if let first = s.rounds.first { return first }
-                s.active -= 1
-                return nil
-            }
+            pthread_mutex_lock(lock)
+            while let first = rounds.first, first.allTaken { rounds.removeFirst() }
+            let next = rounds.first
+            if next == nil { active -= 1 }
+            pthread_mutex_unlock(lock)
             guard let next else { return }
             next.run()
         }
@@ -473,13 +484,15 @@ struct ParallelReader {
             for i in 0..<chunkCount {
                 // Once this round's chunks are all taken, the next round is begun: the crew
                 // goes on with it while this thread waits for the last chunks and joins them.
-                work.awaitChunk(i) {
+                func beginAhead() -> Bool {
                     guard ahead && !begunAhead && !endsFile else { return false }
                     begunAhead = true
                     begin(parser, &core, known: devices, from: roundEnd)
                     if pending != nil { roundsBegunAhead += 1 }
                     return true
                 }
+                work.awaitChunk(i) { beginAhead() }
+                if work.allTaken { _ = beginAhead() }
                 let to = i + 1 < chunkCount ? starts[i + 1] : roundEnd
                 try join(&slots.base[i], parser: parser, from: starts[i], to: to, roundEnd: roundEnd, endsFile: endsFile && to == e0, &core, &devices, &out)
                 if slots.base[i].straddle != nil {

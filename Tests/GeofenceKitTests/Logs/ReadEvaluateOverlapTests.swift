@@ -176,9 +176,9 @@ final class ReadEvaluateOverlapTests: XCTestCase {
 
     /// With reading ahead, the next round is begun as soon as the chunks of the one being
     /// joined are all taken (the workers go on with it meanwhile), and the fixes are the serial
-    /// read's; without, no round is begun ahead. A file read through the buffer as well as a
-    /// mapped one, lenient and strict (the round after a bad row or a quoted newline across a
-    /// chunk is dropped, and the read goes on, or stops, as a serial one does).
+    /// read's; without, no round is begun ahead. A mapped file (rounds begun ahead) and a file
+    /// read through the buffer, lenient and strict (the round after a bad row or a quoted
+    /// newline across a chunk is dropped, and the read goes on, or stops, as a serial one does).
     func testRoundsBegunAheadGiveTheSerialFixes() throws {
         let lenientPath = writeFile(dir, "fleet.csv", try fleetLog())
         let strictPath = writeFile(dir, "late.csv", try fleetLog(badAfter: 40_000))
@@ -209,7 +209,9 @@ final class ReadEvaluateOverlapTests: XCTestCase {
                     let ahead = read(path, threads: threads, readAhead: true, mapped: mapped, lenient: lenient)
                     XCTAssertTrue(ahead.0 == serial.0, "threads \(threads), mapped \(mapped), lenient \(lenient)")
                     XCTAssertEqual(ahead.1, serial.1, "threads \(threads), mapped \(mapped)")
-                    XCTAssertGreaterThan(ahead.2, 0, "threads \(threads), mapped \(mapped), lenient \(lenient)")
+                    // A mapped file always holds the next round; a read buffer only when it is
+                    // at the end of input.
+                    if mapped { XCTAssertGreaterThan(ahead.2, 0, "threads \(threads), lenient \(lenient)") }
                     let plain = read(path, threads: threads, readAhead: false, mapped: mapped, lenient: lenient)
                     XCTAssertTrue(plain.0 == serial.0, "threads \(threads), mapped \(mapped), lenient \(lenient)")
                     XCTAssertEqual(plain.2, 0)
