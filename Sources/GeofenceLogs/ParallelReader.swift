@@ -245,6 +245,7 @@ final class ParseCrew: @unchecked Sendable {
     /// fewer are).
     func add(_ work: RoundWork, threads: Int) {
         pthread_mutex_lock(lock)
+        while let first = rounds.first, first.allTaken { rounds.removeFirst() }
         rounds.append(work)
         let start = Swift.max(0, threads - active)
         active += start
@@ -328,10 +329,10 @@ struct ParallelReader {
 
     /// What ``finish(_:_:_:_:)`` completes.
     enum Pending {
-        /// The chunks `starts` (the last ends at `end`) of the window, parsed into `slots` by
-        /// whichever threads take them from `work`, looking devices up in `known` (the device
-        /// table as it was when the round began; kept until every chunk is parsed).
-        case parse(starts: [Int], end: Int, windowEnd: Int, endsFile: Bool, work: RoundWork, slots: ChunkSlots, known: KnownSnapshot?)
+        /// The chunks `starts` (the last ends at `end`) of the window, parsed into slot set
+        /// `set` (``slotSets``) by whichever threads take them from `work`, looking devices up in
+        /// ``knownSnapshots`` `[set]`.
+        case parse(starts: [Int], end: Int, windowEnd: Int, endsFile: Bool, work: RoundWork, set: Int)
         /// The window holds no whole record: one serial step.
         case serial
     }
@@ -342,6 +343,9 @@ struct ParallelReader {
     let slotSets = [ChunkSlots(), ChunkSlots()]
     /// The set the next round takes.
     var nextSlots = 0
+    /// Per slot set, the device table as its round's workers read it (the table as it was when
+    /// the round began), kept until every chunk of the round is parsed.
+    var knownSnapshots: [KnownSnapshot?] = [nil, nil]
     /// The background threads that parse the rounds.
     let crew = ParseCrew()
     /// Rounds begun ahead, while the one before was joined (tests).
@@ -417,12 +421,14 @@ struct ParallelReader {
         var roundSettings = ChunkSettings(path: core.path, strict: core.strict, fileIndex: core.fileIndex, timeUnit: core.timeUnit,
                                      timeUnitDetected: core.timeUnitDetected, firstNumericTime: core.firstNumericTime,
                                      timeRange: core.timeRange, known: nil)
+        let set = nextSlots
+        nextSlots = 1 - nextSlots
         let snapshot = known.map { KnownSnapshot($0) }
+        knownSnapshots[set] = snapshot
         if let snapshot { roundSettings.known = KnownDevices(snapshot: snapshot) }
         let settings = roundSettings
         let endsFile = eof
-        let slots = slotSets[nextSlots]
-        nextSlots = 1 - nextSlots
+        let slots = slotSets[set]
         slots.reserve(chunkCount)
         let results = UnsafeShared(base: slots.base)
         let sharedParser = parser
@@ -431,7 +437,7 @@ struct ParallelReader {
             Self.parse(sharedParser, window.base, from: starts[i], to: to, endsFile: endsFile && to == e0, settings,
                        into: &results.base[i])
         }
-        pending = .parse(starts: starts, end: roundEnd, windowEnd: e0, endsFile: endsFile, work: work, slots: slots, known: snapshot)
+        pending = .parse(starts: starts, end: roundEnd, windowEnd: e0, endsFile: endsFile, work: work, set: set)
         if background {
             // Half the threads (the caller's evaluation has the others); the caller takes the
             // chunks left when it needs the round.
@@ -445,7 +451,7 @@ struct ParallelReader {
 
     /// Waits for the pending round's parse, if any (before the window or the reader goes away).
     mutating func waitIdle() {
-        if case .parse(_, _, _, _, let work, _, _)? = pending { work.wait() }
+        if case .parse(_, _, _, _, let work, _)? = pending { work.wait() }
     }
 
     /// Joins the pending round in file order (a chunk's lines count from its start), or reads
@@ -458,10 +464,10 @@ struct ParallelReader {
                          _ out: inout [Fix], ahead: Bool = false) throws(GeofenceError) {
         guard let p = pending else { return }
         pending = nil
-        guard case .parse(let starts, let roundEnd, let e0, let endsFile, let work, let slots, var known) = p else {
+        guard case .parse(let starts, let roundEnd, let e0, let endsFile, let work, let set) = p else {
             return try serialStep(&parser, &core, &devices, &out)
         }
-        let chunkCount = starts.count
+        let chunkCount = starts.count, slots = slotSets[set]
         let before = out.count, from = core.pos
         // Each chunk joined as soon as it is parsed, this thread parsing the chunks no worker
         // has taken while it waits; the others go on parsing meanwhile. Before anything else
@@ -472,7 +478,7 @@ struct ParallelReader {
             allParsed = true
             work.run()
             work.wait()
-            if known != nil { known = nil }               // the round's snapshot released
+            knownSnapshots[set] = nil                       // the join's changes copy nothing now
         }
         var begunAhead = false
         defer {
@@ -509,7 +515,10 @@ struct ParallelReader {
 
     /// Waits for a round begun ahead, if any, and forgets it (the reader is not where it begins).
     mutating func dropAhead() {
-        waitIdle()
+        if case .parse(_, _, _, _, let work, let set)? = pending {
+            work.wait()
+            knownSnapshots[set] = nil
+        }
         pending = nil
     }
 
