@@ -282,9 +282,10 @@ final class ParseCrew: @unchecked Sendable {
 /// failed, are read serially too.
 ///
 /// A round is begun (window filled and cut, chunks handed to the workers in the background)
-/// as soon as the reader has handed out a batch, and finished (parse awaited, chunks joined)
-/// when the next batch needs it: the parse overlaps whatever the caller does with the batch,
-/// and everything the join touches stays on the caller's thread.
+/// as soon as the reader has handed out a batch, or, with read-ahead, as soon as the chunks of
+/// the round being joined are all taken; it is finished (parse awaited, chunks joined) when
+/// the next batch needs it: the parse overlaps whatever the caller does with the batch, and
+/// everything the join touches stays on the caller's thread.
 struct ParallelReader {
     let threads: Int
     /// Bytes per chunk.
