@@ -202,7 +202,18 @@ AVX512 int run512(const unsigned char *p, const int N, unsigned char delimiter, 
     const __m256d scale = _mm256_setr_pd(scales[shapes[0]], scales[shapes[1]], scales[shapes[2]], scales[shapes[3]]);
     const __m256d x = _mm256_div_pd(_mm256_cvtepi64_pd(each), scale);         // exact operands, one rounding
     const __m256i sign = _mm256_setr_epi64x((long long)signs[0], (long long)signs[1], (long long)signs[2], (long long)signs[3]);
-    _mm256_mask_storeu_pd(values, (__mmask8)((1u << N) - 1), _mm256_castsi256_pd(_mm256_or_si256(_mm256_castpd_si256(x), sign)));
+    // One 8-byte store per value, not a masked store: the caller reads each value back at
+    // once, and a load is forwarded from a store of its own size, where after a masked store
+    // it may wait for the store to reach the cache.
+    const __m256d signed_x = _mm256_castsi256_pd(_mm256_or_si256(_mm256_castpd_si256(x), sign));
+    const __m128d low = _mm256_castpd256_pd128(signed_x);
+    _mm_storel_pd(values, low);
+    if (N > 1) _mm_storeh_pd(values + 1, low);
+    if (N > 2) {
+        const __m128d high = _mm256_extractf128_pd(signed_x, 1);
+        _mm_storel_pd(values + 2, high);
+        if (N > 3) _mm_storeh_pd(values + 3, high);
+    }
     return (int)e;
 }
 
