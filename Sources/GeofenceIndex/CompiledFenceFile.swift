@@ -194,7 +194,7 @@ public struct CompiledFenceFile: Sendable {
             reads.add(.splits) { () throws(GeofenceError) in splitWords.value = try r.array(.splits) }
             let coords = Held(Column<Double>()), ringStarts = Held<[Int32]>([]), partRings = Held<[Int32]>([]), partBoxes = Held<[Double]>([])
             let partBandFirst = Held<[Int32]>([]), partBandCount = Held<[Int32]>([]), partBandScale = Held<[Double]>([])
-            let bandStarts = Held<[Int32]>([]), bandEdges = Held<[Int32]>([]), polygonParts = Held<[Int32]>([])
+            let bandStarts = Held<[Int32]>([]), bandEdges = Held(Column<Int32>()), polygonParts = Held<[Int32]>([])
             reads.add(.coords) { () throws(GeofenceError) in coords.value = try r.column(.coords) }
             reads.add(.ringStarts) { () throws(GeofenceError) in ringStarts.value = try r.array(.ringStarts) }
             reads.add(.partRings) { () throws(GeofenceError) in partRings.value = try r.array(.partRings) }
@@ -203,7 +203,7 @@ public struct CompiledFenceFile: Sendable {
             reads.add(.partBandCount) { () throws(GeofenceError) in partBandCount.value = try r.array(.partBandCount) }
             reads.add(.partBandScale) { () throws(GeofenceError) in partBandScale.value = try r.array(.partBandScale) }
             reads.add(.bandStarts) { () throws(GeofenceError) in bandStarts.value = try r.array(.bandStarts) }
-            reads.add(.bandEdges) { () throws(GeofenceError) in bandEdges.value = try r.array(.bandEdges) }
+            reads.add(.bandEdges) { () throws(GeofenceError) in bandEdges.value = try r.column(.bandEdges) }
             reads.add(.polygonParts) { () throws(GeofenceError) in polygonParts.value = try r.array(.polygonParts) }
             let nodeStarts = Held<[Int64]>([]), treeWords = Held<BlockStorage?>(nil)
             reads.add(.treeNodeStarts) { () throws(GeofenceError) in nodeStarts.value = try r.array(.treeNodeStarts) }

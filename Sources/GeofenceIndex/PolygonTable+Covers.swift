@@ -37,7 +37,14 @@ extension PolygonTable {
             let bandCount = Int(partBandCount[part])
             if bandCount > 0 {
                 let band = Int(partBandFirst[part]) + PolygonTable.band(py, south: b.south, scale: partBandScale[part], count: bandCount)
-                for k in Int(bandStarts[band])..<Int(bandStarts[band + 1]) where count(Int(bandEdges[k])) { return true }
+                let limit = edgeLimit
+                return bandEdges.withUnsafeBufferPointer { edges -> Bool in
+                    for k in Int(bandStarts[band])..<Int(bandStarts[band + 1]) {
+                        let v = Int(edges[k])
+                        if UInt(bitPattern: v) < limit && count(v) { return true }
+                    }
+                    return crossings & 1 == 1
+                }
             } else {
                 for r in Int(partRings[part])..<Int(partRings[part + 1]) {
                     for v in Int(ringStarts[r])..<(Int(ringStarts[r + 1]) - 1) where count(v) { return true }

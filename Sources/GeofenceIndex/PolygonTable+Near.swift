@@ -30,7 +30,11 @@ extension PolygonTable {
                     // Every edge with a point at latitude y is listed in band(y), and band() is monotone.
                     let b0 = PolygonTable.band(Swift.max(w.south, b.south), south: b.south, scale: scale, count: bandCount)
                     let b1 = PolygonTable.band(Swift.min(w.north, b.north), south: b.south, scale: scale, count: bandCount)
-                    for k in Int(bandStarts[first + b0])..<Int(bandStarts[first + b1 + 1]) where meets(Int(bandEdges[k])) { return true }
+                    let limit = edgeLimit
+                    for k in Int(bandStarts[first + b0])..<Int(bandStarts[first + b1 + 1]) {
+                        let v = Int(bandEdges[k])
+                        if UInt(bitPattern: v) < limit && meets(v) { return true }
+                    }
                 } else {
                     for r in Int(partRings[part])..<Int(partRings[part + 1]) {
                         for v in Int(ringStarts[r])..<(Int(ringStarts[r + 1]) - 1) where meets(v) { return true }

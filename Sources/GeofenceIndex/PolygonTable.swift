@@ -30,7 +30,10 @@ package struct PolygonTable: Sendable {
     var partBandScale: [Double] = []
     /// Per band: start into `bandEdges`, then the total.
     var bandStarts: [Int32] = [0]
-    var bandEdges: [Int32] = []
+    /// Mapped in place from a compiled file, like `coords`: every edge read from it is checked
+    /// against the vertex count where it is used (``edgeLimit``), so a file changed while in use
+    /// cannot send a query out of range.
+    package internal(set) var bandEdges = Column<Int32>()
     /// Per polygon: first part, then the part count.
     var polygonParts: [Int32] = [0]
 
@@ -39,10 +42,14 @@ package struct PolygonTable: Sendable {
     /// Parts of all polygons (valid parts are `0..<partCount`).
     package var partCount: Int { partRings.count - 1 }
 
+    /// Edges are `0..<edgeLimit` (an edge is its first vertex and the next): a band edge is
+    /// used only when `UInt(bitPattern: e) < edgeLimit`, which also refuses a negative one.
+    var edgeLimit: UInt { UInt(Swift.max(0, coords.count / 2 - 1)) }
+
     var memoryBytes: Int {
         coords.capacityBytes + ringStarts.capacity * 4 + partRings.capacity * 4 + partBoxes.capacity * 8
             + partBandFirst.capacity * 4 + partBandCount.capacity * 4 + partBandScale.capacity * 8
-            + bandStarts.capacity * 4 + bandEdges.capacity * 4 + polygonParts.capacity * 4
+            + bandStarts.capacity * 4 + bandEdges.capacityBytes + polygonParts.capacity * 4
     }
 
     /// Compiles a shape; returns its polygon index.
@@ -91,14 +98,15 @@ package struct PolygonTable: Sendable {
         let base = Int32(bandEdges.count)
         starts[0] = base
         for b in 0..<count { starts[b + 1] = starts[b] + sizes[b] }
-        bandEdges.append(contentsOf: repeatElement(0, count: Int(starts[count] - base)))
-        var fill = Array(starts[0..<count])
+        var edges = [Int32](repeating: 0, count: Int(starts[count] - base))
+        var fill = starts[0..<count].map { Int($0 - base) }
         for r in rings {
             for v in Int(ringStarts[r])..<(Int(ringStarts[r + 1]) - 1) {
                 let (b0, b1) = bandRange(v, south: south, scale: scale, count: count)
-                for b in b0...b1 { bandEdges[Int(fill[b])] = Int32(v); fill[b] += 1 }
+                for b in b0...b1 { edges[fill[b]] = Int32(v); fill[b] += 1 }
             }
         }
+        bandEdges.append(contentsOf: edges)
         bandStarts.append(contentsOf: starts[1...])
     }
 

@@ -52,11 +52,16 @@ final class MappedSectionTests: XCTestCase {
         let (path, built) = try compiledFile()
         let read = try open(path, threshold: Int.max)
         XCTAssertFalse(read.index.table.polygons.coords.isMapped)
+        XCTAssertFalse(read.index.table.polygons.bandEdges.isMapped)
         for threads in [1, 3] {
             let mapped = try open(path, threshold: 0, threads: threads)
             XCTAssertTrue(mapped.index.table.polygons.coords.isMapped)
             XCTAssertGreaterThan(mapped.index.table.polygons.coords.count, 1000)
             XCTAssertTrue(mapped.index.table.polygons.coords.elementsEqual(built.index.table.polygons.coords))
+            // The band edges (indices into the vertices, checked where they are read) too.
+            XCTAssertTrue(mapped.index.table.polygons.bandEdges.isMapped)
+            XCTAssertGreaterThan(mapped.index.table.polygons.bandEdges.count, 1000)
+            XCTAssertTrue(mapped.index.table.polygons.bandEdges.elementsEqual(built.index.table.polygons.bandEdges))
             XCTAssertEqual(answers(mapped), answers(read))
         }
         XCTAssertEqual(answers(read), answers(built))
@@ -96,11 +101,19 @@ final class MappedSectionTests: XCTestCase {
         XCTAssertEqual(original[0], first)
         XCTAssertTrue(original.isMapped)
         XCTAssertTrue(changed.dropFirst().prefix(original.count - 1).elementsEqual(original.dropFirst()))
+        let edges = mapped.index.table.polygons.bandEdges
+        XCTAssertTrue(edges.isMapped)
+        var grown = edges
+        grown.append(contentsOf: [0])
+        XCTAssertFalse(grown.isMapped)
+        XCTAssertTrue(edges.isMapped)
+        XCTAssertTrue(grown.prefix(edges.count).elementsEqual(edges))
         // An opened index takes a new polygon: its vertices are appended to a copy.
         var index = mapped.index
         _ = try index.insert(.polygon(id: "new-square", polygons: [[[Coordinate(lon: 1, lat: 1), Coordinate(lon: 2, lat: 1),
                                                                       Coordinate(lon: 2, lat: 2), Coordinate(lon: 1, lat: 1)]]]))
         XCTAssertFalse(index.table.polygons.coords.isMapped)
+        XCTAssertTrue(mapped.index.table.polygons.bandEdges.isMapped)
         XCTAssertEqual(index.classify(lat: 1.4, lon: 1.6, accuracy: 0).map { index.identifier(of: $0.slot) }, ["new-square"])
         XCTAssertEqual(mapped.index.classify(lat: 1.4, lon: 1.6, accuracy: 0).count, 0)
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: path)), before)
