@@ -37,14 +37,7 @@ extension PolygonTable {
             let bandCount = Int(partBandCount[part])
             if bandCount > 0 {
                 let band = Int(partBandFirst[part]) + PolygonTable.band(py, south: b.south, scale: partBandScale[part], count: bandCount)
-                let limit = edgeLimit
-                return bandEdges.withUnsafeBufferPointer { edges -> Bool in
-                    for k in Int(bandStarts[band])..<Int(bandStarts[band + 1]) {
-                        let v = Int(edges[k])
-                        if UInt(bitPattern: v) < limit && count(v) { return true }
-                    }
-                    return crossings & 1 == 1
-                }
+                if anyBandEdge(band...band, count) { return true }
             } else {
                 for r in Int(partRings[part])..<Int(partRings[part + 1]) {
                     for v in Int(ringStarts[r])..<(Int(ringStarts[r + 1]) - 1) where count(v) { return true }

@@ -84,12 +84,8 @@ extension PolygonTable {
                 let first = Int(partBandFirst[part]), scale = partBandScale[part]
                 let home = PolygonTable.band(lat, south: b.south, scale: scale, count: bandCount)
                 let slack = 1e-9 * (1 + abs(lat) + abs(b.south))
-                let limit = edgeLimit
                 @inline(__always) func scan(_ band: Int) {
-                    for k in Int(bandStarts[first + band])..<Int(bandStarts[first + band + 1]) {
-                        let v = Int(bandEdges[k])
-                        if UInt(bitPattern: v) < limit { visit(v) }
-                    }
+                    _ = anyBandEdge((first + band)...(first + band)) { visit($0); return false }
                 }
                 scan(home)
                 var up = home + 1, down = home - 1

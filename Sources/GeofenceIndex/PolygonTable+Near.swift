@@ -30,11 +30,7 @@ extension PolygonTable {
                     // Every edge with a point at latitude y is listed in band(y), and band() is monotone.
                     let b0 = PolygonTable.band(Swift.max(w.south, b.south), south: b.south, scale: scale, count: bandCount)
                     let b1 = PolygonTable.band(Swift.min(w.north, b.north), south: b.south, scale: scale, count: bandCount)
-                    let limit = edgeLimit
-                    for k in Int(bandStarts[first + b0])..<Int(bandStarts[first + b1 + 1]) {
-                        let v = Int(bandEdges[k])
-                        if UInt(bitPattern: v) < limit && meets(v) { return true }
-                    }
+                    if anyBandEdge((first + b0)...(first + b1), meets) { return true }
                 } else {
                     for r in Int(partRings[part])..<Int(partRings[part + 1]) {
                         for v in Int(ringStarts[r])..<(Int(ringStarts[r + 1]) - 1) where meets(v) { return true }

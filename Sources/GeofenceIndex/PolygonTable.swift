@@ -31,7 +31,7 @@ package struct PolygonTable: Sendable {
     /// Per band: start into `bandEdges`, then the total.
     var bandStarts: [Int32] = [0]
     /// Mapped in place from a compiled file, like `coords`: every edge read from it is checked
-    /// against the vertex count where it is used (``edgeLimit``), so a file changed while in use
+    /// against the vertex count where it is used (``anyBandEdge(_:_:)``), so a file changed while in use
     /// cannot send a query out of range.
     package internal(set) var bandEdges = Column<Int32>()
     /// Per polygon: first part, then the part count.
@@ -42,9 +42,22 @@ package struct PolygonTable: Sendable {
     /// Parts of all polygons (valid parts are `0..<partCount`).
     package var partCount: Int { partRings.count - 1 }
 
-    /// Edges are `0..<edgeLimit` (an edge is its first vertex and the next): a band edge is
-    /// used only when `UInt(bitPattern: e) < edgeLimit`, which also refuses a negative one.
-    var edgeLimit: UInt { UInt(Swift.max(0, coords.count / 2 - 1)) }
+    /// Whether `body` is true for an edge listed in the global bands `bands` (each edge is its
+    /// first vertex; in band order, stopping at the first true). An edge is handed over only
+    /// when it is below the vertex count less one: the band edges may be a compiled file's
+    /// bytes in place, checked at open but not proof against the file changing afterwards.
+    @inline(__always)
+    func anyBandEdge(_ bands: ClosedRange<Int>, _ body: (Int) -> Bool) -> Bool {
+        let limit = UInt(Swift.max(0, coords.count / 2 - 1))            // also refuses a negative edge
+        let from = Int(bandStarts[bands.lowerBound]), to = Int(bandStarts[bands.upperBound + 1])
+        return bandEdges.withUnsafeBufferPointer { edges -> Bool in
+            for k in from..<to {
+                let v = Int(edges[k])
+                if UInt(bitPattern: v) < limit && body(v) { return true }
+            }
+            return false
+        }
+    }
 
     var memoryBytes: Int {
         coords.capacityBytes + ringStarts.capacity * 4 + partRings.capacity * 4 + partBoxes.capacity * 8

@@ -140,15 +140,17 @@ enum EvaluateCommand {
             summary.seconds = Double(DispatchTime.now().uptimeNanoseconds - loaded.uptimeNanoseconds) / 1e9
             // The line is made only when it is printed (formatting its figures costs a
             // fraction of a millisecond).
-            if !Console.quiet { text = "geofence evaluate: " + summary.text }
-            if !Console.quiet && !skippedFences.isEmpty {
-                let n = skippedFences.values.reduce(0, +)
-                text += "; skipped \(counted(n, "fence problem")) (" + skippedFences.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.key.rawValue) \($0.value)" }.joined(separator: ", ") + ")"
+            if !Console.quiet {
+                text = "geofence evaluate: " + summary.text
+                if !skippedFences.isEmpty {
+                    let n = skippedFences.values.reduce(0, +)
+                    text += "; skipped \(counted(n, "fence problem")) (" + skippedFences.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.key.rawValue) \($0.value)" }.joined(separator: ", ") + ")"
+                }
+                if let changes, !changes.isIdentity {
+                    text += "; state fences: \(changes.removed.count) removed, \(changes.added.count) added, \(changes.changed.count) changed"
+                }
+                if spill.spilledEvents > 0 { text += "; \(counted(spill.spilledEvents, "event")) spilled to \(counted(spill.paths.count, "temporary run"))" }
             }
-            if !Console.quiet, let changes, !changes.isIdentity {
-                text += "; state fences: \(changes.removed.count) removed, \(changes.added.count) added, \(changes.changed.count) changed"
-            }
-            if !Console.quiet && spill.spilledEvents > 0 { text += "; \(counted(spill.spilledEvents, "event")) spilled to \(counted(spill.paths.count, "temporary run"))" }
             if let s = args.value("--summary") {
                 var j = summary.json
                 if case .object(var o) = j {
