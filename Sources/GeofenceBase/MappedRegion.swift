@@ -20,14 +20,16 @@ public final class MappedRegion: @unchecked Sendable {
     private let length: Int
     private let slot: Int32
 
-    /// Maps `count` bytes of `fd` from `offset` (pages read in now, `MAP_POPULATE`), or nil when
-    /// the mapping or its guard cannot be made (the caller then reads the bytes instead).
-    public init?(fd: Int32, offset: Int, count: Int, path: String) {
+    /// Maps `count` bytes of `fd` from `offset`, or nil when the mapping or its guard cannot be
+    /// made (the caller then reads the bytes instead). With `populate`, every page is set up
+    /// now (`MAP_POPULATE`); without, each page when it is first read (a caller that reads
+    /// only some of them sets up only those).
+    public init?(fd: Int32, offset: Int, count: Int, path: String, populate: Bool = true) {
         guard count > 0, offset >= 0 else { return nil }
         let page = Swift.max(4096, Int(sysconf(Int32(_SC_PAGESIZE))))
         let first = offset / page * page, skip = offset - first
         let length = skip + count
-        guard let m = mmap(nil, length, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, off_t(first)), m != MAP_FAILED else { return nil }
+        guard let m = mmap(nil, length, PROT_READ, MAP_PRIVATE | (populate ? MAP_POPULATE : 0), fd, off_t(first)), m != MAP_FAILED else { return nil }
         let slot = geofence_guard_add(m, length)
         guard slot >= 0 else {
             munmap(m, length)

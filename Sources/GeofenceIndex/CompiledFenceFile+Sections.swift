@@ -251,19 +251,48 @@ final class SectionReader {
         if Hash64.hash(UnsafeRawPointer(p), count: e.length) != e.checksum { throw bad("checksum mismatch in section \(s)") }
     }
 
-    /// A section as a ``Column``, checksum checked: mapped in place when it is at least
+    /// A section as a ``Column``, checksum checked, its values handed to `scan` once (a block at
+    /// a time, in order) for the checks of open: mapped in place when it is at least
     /// ``mapThreshold`` bytes and holds plain values only (no offset or reference that a change
-    /// to the file while in use could send out of range), else read into memory as ``array(_:count:)``.
-    func column<T>(_ s: Section) throws(GeofenceError) -> Column<T> {
+    /// to the file while in use could send out of range), else read into memory as
+    /// ``array(_:count:)``. A mapped section is checksummed and scanned as it is read through a
+    /// small buffer (``readHash(_:scan:)``), so open sets up none of its pages: a query sets up
+    /// those it reads.
+    func column<T>(_ s: Section, scan: (UnsafeBufferPointer<T>) -> Void = { _ in }) throws(GeofenceError) -> Column<T> {
         let e = try entry(s)
         let stride = MemoryLayout<T>.stride
         guard e.length >= Self.mapThreshold, e.length % stride == 0, e.offset % MemoryLayout<T>.alignment == 0,
-              let region = MappedRegion(fd: fd, offset: e.offset, count: e.length, path: path) else {
+              let region = MappedRegion(fd: fd, offset: e.offset, count: e.length, path: path, populate: false) else {
             guard e.length % stride == 0 else { throw bad("section \(s) is not a whole number of \(stride)-byte values") }
-            return try Column(count: e.length / stride) { (p) throws(GeofenceError) in try read(s, e, into: p) }
+            let column = try Column<T>(count: e.length / stride) { (p) throws(GeofenceError) in try read(s, e, into: p) }
+            column.withUnsafeBufferPointer(scan)
+            return column
         }
-        guard Hash64.hash(region.base, count: e.length) == e.checksum else { throw bad("checksum mismatch in section \(s)") }
+        let sum = try readHash(e, stride: stride) { block, bytes in
+            scan(UnsafeBufferPointer(start: block.assumingMemoryBound(to: T.self), count: bytes / stride))
+        }
+        guard sum == e.checksum else { throw bad("checksum mismatch in section \(s)") }
         return Column(region: region)
+    }
+
+    /// The checksum of entry `e`'s bytes, read a block at a time into a buffer that stays in
+    /// cache (no mapping, no fresh memory), each block handed to `scan` (its address and
+    /// length, a multiple of `stride` bytes) after it is hashed.
+    func readHash(_ e: Entry, stride: Int = 1,
+                  scan: (UnsafeRawPointer, Int) -> Void = { _, _ in }) throws(GeofenceError) -> UInt64 {
+        let block = Swift.max(1, (1 << 18) / stride) * stride
+        let buffer = UnsafeMutableRawPointer.allocate(byteCount: block, alignment: 64)
+        defer { buffer.deallocate() }
+        var sum = Hash64.Stream()
+        var done = 0
+        while done < e.length {
+            let n = Swift.min(block, e.length - done)
+            try readExactly(buffer, count: n, at: e.offset + done)
+            sum.add(buffer, count: n)
+            scan(buffer, n)
+            done += n
+        }
+        return sum.finish()
     }
 
     /// Sections of at least this many bytes are mapped by ``column(_:)``: below it, a read into
@@ -280,16 +309,12 @@ final class SectionReader {
         if end > start { _ = madvise(UnsafeMutableRawPointer(bitPattern: start), end - start, MADV_HUGEPAGE) }
     }
 
-    /// Checks a section's checksum without keeping it (mapped, hashed, unmapped; guarded as
-    /// ``column(_:)``'s mappings are, so a file cut short meanwhile reads zeros and fails the
-    /// check). Read into memory instead when it cannot be mapped.
+    /// Checks a section's checksum without keeping it: read through a small buffer
+    /// (``readHash(_:stride:scan:)``), so its pages add nothing to the peak; a file cut short
+    /// meanwhile fails the read, naming the byte where it ends.
     func verify(_ s: Section) throws(GeofenceError) {
         let e = try entry(s)
-        guard let region = MappedRegion(fd: fd, offset: e.offset, count: e.length, path: path) else {
-            let _: [UInt8] = try array(s)
-            return
-        }
-        guard Hash64.hash(region.base, count: e.length) == e.checksum else { throw bad("checksum mismatch in section \(s)") }
+        guard try readHash(e) == e.checksum else { throw bad("checksum mismatch in section \(s)") }
     }
 
     /// The tree's node blocks, read into 64-byte-aligned storage, checksum checked (its

@@ -31,7 +31,9 @@ extension CompiledFenceFile {
     /// and on the globe, dwell times finite and non-negative or none. Checked at open, so a
     /// damaged file behind valid checksums is refused instead of trapping a query.
     /// - Complexity: O(records + vertices + fences).
-    static func checkValues(_ t: FenceTable, _ options: FenceOptionTable, _ r: SectionReader) throws(GeofenceError) {
+    /// `verticesInRange`: ``PolygonTable/verticesInRange(_:)`` over all the vertices.
+    static func checkValues(_ t: FenceTable, _ options: FenceOptionTable, _ r: SectionReader,
+                            verticesInRange inRange: Bool) throws(GeofenceError) {
         for k in 0..<t.recordCount {
             let c = t.circles[k]
             guard c.lat.isFinite, abs(c.lat) <= 90 || c.radius == -1, c.lon.isFinite, abs(c.lon) <= 180 else {
@@ -45,17 +47,8 @@ extension CompiledFenceFile {
             }
         }
         let p = t.polygons
-        // One pass without a branch per vertex (a comparison with NaN is false, and infinities
-        // are out of range), then the first bad vertex looked for only when there is one.
+        // The first bad vertex looked for only when there is one.
         let vertices = p.coords.count / 2
-        let inRange = p.coords.withUnsafeBufferPointer { c -> Bool in
-            var outside = 0
-            for v in 0..<vertices {
-                let lonIn = abs(c[2 &* v]) <= 540, latIn = abs(c[2 &* v &+ 1]) <= 90
-                outside |= (lonIn ? 0 : 1) | (latIn ? 0 : 1)
-            }
-            return outside == 0
-        }
         if !inRange {
             for v in 0..<vertices where !(abs(p.coords[2 * v]) <= 540 && abs(p.coords[2 * v + 1]) <= 90) {
                 throw r.bad("vertex \(v) out of range")

@@ -195,7 +195,14 @@ public struct CompiledFenceFile: Sendable {
             let coords = Held(Column<Double>()), ringStarts = Held<[Int32]>([]), partRings = Held<[Int32]>([]), partBoxes = Held<[Double]>([])
             let partBandFirst = Held<[Int32]>([]), partBandCount = Held<[Int32]>([]), partBandScale = Held<[Double]>([])
             let bandStarts = Held<[Int32]>([]), bandEdges = Held(Column<Int32>()), polygonParts = Held<[Int32]>([])
-            reads.add(.coords) { () throws(GeofenceError) in coords.value = try r.column(.coords) }
+            // The vertices' and band edges' ranges, found as they are read (a mapped section is
+            // not read again at open), for checkValues and checkTable below.
+            let verticesInRange = Held(true), largestEdge = Held<UInt32>(0)
+            reads.add(.coords) { () throws(GeofenceError) in
+                coords.value = try r.column(.coords) { (c: UnsafeBufferPointer<Double>) in
+                    if !PolygonTable.verticesInRange(c) { verticesInRange.value = false }
+                }
+            }
             reads.add(.ringStarts) { () throws(GeofenceError) in ringStarts.value = try r.array(.ringStarts) }
             reads.add(.partRings) { () throws(GeofenceError) in partRings.value = try r.array(.partRings) }
             reads.add(.partBoxes) { () throws(GeofenceError) in partBoxes.value = try r.array(.partBoxes) }
@@ -203,7 +210,11 @@ public struct CompiledFenceFile: Sendable {
             reads.add(.partBandCount) { () throws(GeofenceError) in partBandCount.value = try r.array(.partBandCount) }
             reads.add(.partBandScale) { () throws(GeofenceError) in partBandScale.value = try r.array(.partBandScale) }
             reads.add(.bandStarts) { () throws(GeofenceError) in bandStarts.value = try r.array(.bandStarts) }
-            reads.add(.bandEdges) { () throws(GeofenceError) in bandEdges.value = try r.column(.bandEdges) }
+            reads.add(.bandEdges) { () throws(GeofenceError) in
+                bandEdges.value = try r.column(.bandEdges) { (b: UnsafeBufferPointer<Int32>) in
+                    largestEdge.value = Swift.max(largestEdge.value, PolygonTable.largestEdge(b))
+                }
+            }
             reads.add(.polygonParts) { () throws(GeofenceError) in polygonParts.value = try r.array(.polygonParts) }
             let nodeStarts = Held<[Int64]>([]), treeWords = Held<BlockStorage?>(nil)
             reads.add(.treeNodeStarts) { () throws(GeofenceError) in nodeStarts.value = try r.array(.treeNodeStarts) }
@@ -262,7 +273,9 @@ public struct CompiledFenceFile: Sendable {
                 try r.offsets(table.ids.ends, count: n + 1, total: table.ids.bytes.count, "identifier")
                 try checkSlots(table, records: records, r)
             }
-            checks.add(size: table.polygons.coords.count / 2 + table.polygons.bandEdges.count) { () throws(GeofenceError) in try checkTable(table, r) }
+            checks.add(size: table.polygons.coords.count / 2 + table.polygons.bandEdges.count) { () throws(GeofenceError) in
+                try checkTable(table, r, largestEdge: largestEdge.value)
+            }
             let shaped = Held<PackedRTree?>(nil)
             checks.add(size: records) { () throws(GeofenceError) in
                 var checked = tree
@@ -277,7 +290,9 @@ public struct CompiledFenceFile: Sendable {
                 shaped.value = checked
             }
             checks.add(size: n) { () throws(GeofenceError) in try checkOptions(options, r) }
-            checks.add(size: records + table.polygons.coords.count / 2) { () throws(GeofenceError) in try checkValues(table, options, r) }
+            checks.add(size: records + table.polygons.coords.count / 2) { () throws(GeofenceError) in
+                try checkValues(table, options, r, verticesInRange: verticesInRange.value)
+            }
             try checks.run(threads: threads)
 
             var index = FenceIndex()
@@ -287,8 +302,9 @@ public struct CompiledFenceFile: Sendable {
         }
     }
 
-    /// Offsets and references the queries follow, all in range.
-    static func checkTable(_ t: FenceTable, _ r: SectionReader) throws(GeofenceError) {
+    /// Offsets and references the queries follow, all in range; `largestEdge` is the largest
+    /// band edge as unsigned (``PolygonTable/largestEdge(_:)`` over the band edges).
+    static func checkTable(_ t: FenceTable, _ r: SectionReader, largestEdge: UInt32) throws(GeofenceError) {
         let records = t.recordCount, p = t.polygons
         try r.offsets(p.ringStarts, count: nil, total: p.coords.count / 2, "ring")
         guard p.coords.count % 2 == 0 else { throw r.bad("odd coordinate count") }
@@ -308,15 +324,10 @@ public struct CompiledFenceFile: Sendable {
             throw r.bad("ring \(r0) has fewer than 2 positions")
         }
         let vertices = p.coords.count / 2
-        // Edges are below vertices − 1 (unsigned, so negatives are too large): one pass without a
-        // branch per edge, then the first bad one looked for only when there is one.
+        // Edges are below vertices − 1 (unsigned, so negatives are too large); the first bad one
+        // looked for only when there is one.
         let edgeLimit = UInt32(clamping: Swift.max(0, vertices - 1))
-        let edgesInRange = p.bandEdges.withUnsafeBufferPointer { b -> Bool in
-            var outside = 0
-            for e in b { outside |= UInt32(bitPattern: e) < edgeLimit ? 0 : 1 }
-            return outside == 0
-        }
-        if !edgesInRange {
+        if !p.bandEdges.isEmpty && largestEdge >= edgeLimit {
             for e in p.bandEdges where e < 0 || Int(e) >= vertices - 1 { throw r.bad("band edge \(e) out of range") }
         }
         let polygons = p.polygonParts.count - 1

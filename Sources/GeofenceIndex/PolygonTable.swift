@@ -42,6 +42,29 @@ package struct PolygonTable: Sendable {
     /// Parts of all polygons (valid parts are `0..<partCount`).
     package var partCount: Int { partRings.count - 1 }
 
+    /// Whether every vertex among `lonLat` (whole `lon, lat` pairs; a last odd value is taken
+    /// as a longitude) is on the globe as the queries need it: longitude within ±540° (ring
+    /// vertices unwrapped across the antimeridian), latitude within ±90°, both finite. One pass
+    /// without a branch per vertex (a comparison with NaN is false; infinities are out of range).
+    static func verticesInRange(_ lonLat: UnsafeBufferPointer<Double>) -> Bool {
+        var outside = 0
+        let pairs = lonLat.count / 2
+        for v in 0..<pairs {
+            let lonIn = abs(lonLat[2 &* v]) <= 540, latIn = abs(lonLat[2 &* v &+ 1]) <= 90
+            outside |= (lonIn ? 0 : 1) | (latIn ? 0 : 1)
+        }
+        if lonLat.count % 2 == 1 && !(abs(lonLat[lonLat.count - 1]) <= 540) { outside = 1 }
+        return outside == 0
+    }
+
+    /// The largest of `edges` taken as unsigned (a negative edge is larger than any valid one),
+    /// 0 for none: every edge is valid when this is below the vertex count less one.
+    static func largestEdge(_ edges: UnsafeBufferPointer<Int32>) -> UInt32 {
+        var largest: UInt32 = 0
+        for e in edges { largest = Swift.max(largest, UInt32(bitPattern: e)) }
+        return largest
+    }
+
     /// Whether `body` is true for an edge listed in the global bands `bands` (each edge is its
     /// first vertex; in band order, stopping at the first true). An edge is handed over only
     /// when it is below the vertex count less one: the band edges may be a compiled file's

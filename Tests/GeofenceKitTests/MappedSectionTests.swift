@@ -85,6 +85,69 @@ final class MappedSectionTests: XCTestCase {
         XCTAssertTrue(messages[0].contains("checksum mismatch in section coords"), messages[0])
     }
 
+    /// A vertex or band edge out of range behind valid checksums: a mapped section is checked
+    /// as it is read through the buffer, never read again at open, and refused with the message
+    /// a section read into memory gets.
+    func testBadValuesInAMappedSectionAreRefusedAsInARead() throws {
+        let (path, _) = try compiledFile()
+        let good = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        func u(_ b: [UInt8], _ o: Int) -> Int { (0..<8).reduce(0) { $0 | Int(b[o + $1]) << (8 * $1) } }
+        func section(_ id: UInt8) throws -> (offset: Int, length: Int) {
+            let entry = try XCTUnwrap((0..<Int(good[16])).map { 64 + 32 * $0 }.first { good[$0] == id })
+            return (u(good, entry + 8), u(good, entry + 16))
+        }
+        let coords = try section(12), edges = try section(20)
+        let lastVertexLat = coords.offset + coords.length - 8
+        let cases: [(at: Int, bytes: [UInt8], message: String)] = [
+            // The last vertex's latitude: NaN, then 91 (both in the last block read).
+            (lastVertexLat, withUnsafeBytes(of: Double.nan.bitPattern.littleEndian, Array.init), "out of range"),
+            (lastVertexLat, withUnsafeBytes(of: (91.0).bitPattern.littleEndian, Array.init), "out of range"),
+            // A longitude in the first block past 540°.
+            (coords.offset, withUnsafeBytes(of: (541.0).bitPattern.littleEndian, Array.init), "vertex 0 out of range"),
+            // A band edge past the vertices, and a negative one.
+            (edges.offset + edges.length / 2 / 4 * 4, withUnsafeBytes(of: Int32(coords.length / 16).littleEndian, Array.init), "band edge"),
+            (edges.offset + edges.length - 4, withUnsafeBytes(of: Int32(-1).littleEndian, Array.init), "band edge -1 out of range"),
+        ]
+        for c in cases {
+            var b = good
+            b.replaceSubrange(c.at..<(c.at + c.bytes.count), with: c.bytes)
+            CompiledFenceFile.resealChecksums(&b)
+            try Data(b).write(to: URL(fileURLWithPath: path))
+            var messages: [String] = []
+            for (threshold, threads) in [(Int.max, 1), (0, 1), (0, 2)] {
+                XCTAssertThrowsError(try open(path, threshold: threshold, threads: threads)) { messages.append("\($0)") }
+            }
+            XCTAssertEqual(messages.count, 3)
+            XCTAssertEqual(Set(messages).count, 1, "\(messages)")
+            XCTAssertTrue(messages[0].contains(c.message), messages[0])
+        }
+        try Data(good).write(to: URL(fileURLWithPath: path))
+        XCTAssertNoThrow(try open(path, threshold: 0, threads: 2))
+    }
+
+    /// The checksum of bytes handed over in pieces is that of all of them at once, wherever
+    /// the pieces end (the mapped sections are checksummed a block at a time).
+    func testAChecksumInPiecesEqualsTheWholeOne() {
+        var g = SeededGenerator(seed: 77)
+        for length in Array(0...100) + [255, 256, 257, 4096 + 17, 1 << 18, (1 << 18) + 31] {
+            let bytes = (0..<length).map { _ in UInt8(truncatingIfNeeded: g.next()) }
+            let whole = Hash64.hash(bytes, seed: 9)
+            for _ in 0..<4 {
+                var stream = Hash64.Stream(seed: 9)
+                var at = 0
+                bytes.withUnsafeBytes { b in
+                    while at < length {
+                        let n = min(length - at, Int(g.next() % 70))
+                        stream.add(b.baseAddress! + at, count: n)
+                        at += n
+                    }
+                }
+                XCTAssertEqual(stream.finish(), whole, "length \(length)")
+            }
+        }
+        XCTAssertEqual(Hash64.Stream().finish(), Hash64.hash([]))
+    }
+
     func testAChangeCopiesTheMappedValuesAndLeavesTheFileAlone() throws {
         let (path, _) = try compiledFile()
         let before = try Data(contentsOf: URL(fileURLWithPath: path))
