@@ -42,31 +42,69 @@ public enum JSONWriter {
     /// U+0020; every other character (non-ASCII included) as UTF-8.
     /// - Complexity: O(n) in the length of `s`.
     public static func writeString(_ s: String, to out: inout String) {
-        out += "\""
-        // Most strings (identifiers, names) need no escape: appended whole.
-        if !s.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
-            out += s
-            out += "\""
-            return
-        }
-        for u in s.unicodeScalars {
-            switch u {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case "\u{08}": out += "\\b"
-            case "\u{0C}": out += "\\f"
-            default:
-                if u.value < 0x20 {
-                    let h = String(u.value, radix: 16)
-                    out += "\\u" + String(repeating: "0", count: 4 - h.count) + h
-                } else {
-                    out.unicodeScalars.append(u)
+        var bytes: [UInt8] = []
+        writeString(s, to: &bytes)
+        out += String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// ``writeString(_:to:)`` as UTF-8 bytes appended to `out`.
+    public static func writeString(_ s: String, to out: inout [UInt8]) {
+        var s = s
+        s.withUTF8 { u in
+            out.append(UInt8(ascii: "\""))
+            var from = 0
+            for (i, c) in u.enumerated() where c < 0x20 || c == UInt8(ascii: "\"") || c == UInt8(ascii: "\\") {
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: u[from..<i]))
+                from = i + 1
+                switch c {
+                case UInt8(ascii: "\""): out.append(literal: "\\\"")
+                case UInt8(ascii: "\\"): out.append(text: "\\\\")
+                case 0x0A: out.append(text: "\\n")
+                case 0x0D: out.append(text: "\\r")
+                case 0x09: out.append(text: "\\t")
+                case 0x08: out.append(text: "\\b")
+                case 0x0C: out.append(text: "\\f")
+                default:
+                    let hex = Array("0123456789abcdef".utf8)
+                    out.append(text: "\\u00")
+                    out.append(hex[Int(c >> 4)])
+                    out.append(hex[Int(c & 15)])
                 }
             }
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: u[from...]))
+            out.append(UInt8(ascii: "\""))
         }
-        out += "\""
+    }
+
+}
+
+extension Array where Element == UInt8 {
+    /// Appends the UTF-8 bytes of `s`.
+    @inlinable
+    public mutating func append(text s: String) {
+        var s = s
+        s.withUTF8 { append(contentsOf: $0) }
+    }
+
+    /// Appends the UTF-8 bytes of a literal.
+    @inlinable
+    public mutating func append(literal s: StaticString) {
+        append(contentsOf: UnsafeBufferPointer(start: s.utf8Start, count: s.utf8CodeUnitCount))
+    }
+
+    /// Appends the decimal digits of `v` (a `-` first when negative).
+    public mutating func append(decimal v: Int64) {
+        if v < 0 { append(UInt8(ascii: "-")) }
+        var m = v.magnitude
+        var room: (UInt64, UInt64, UInt64) = (0, 0, 0)      // 24 bytes, filled right to left
+        Swift.withUnsafeMutableBytes(of: &room) { b in
+            var n = 0
+            repeat {
+                n += 1
+                b[24 - n] = UInt8(ascii: "0") &+ UInt8(m % 10)
+                m /= 10
+            } while m > 0
+            append(contentsOf: UnsafeRawBufferPointer(rebasing: b[(24 - n)...]))
+        }
     }
 }

@@ -11,12 +11,13 @@ extension EvaluationRun {
     /// Events per block formatted by one worker at a time.
     static let formatBlockEvents = 1 << 14
 
-    /// Formats the events held for every device on the workers and hands the texts to `take`
-    /// in output order (devices in index order, each device's events in time order): blocks of
-    /// whole devices with about ``formatBlockEvents`` events, a few per worker at a time, so the
-    /// text in memory stays small. Adds the event counts by type to `counts`.
+    /// Formats the events held for every device on the workers and appends the text to `out`
+    /// in output order (devices in index order, each device's events in time order), calling
+    /// `flush` after each block: blocks of whole devices with about ``formatBlockEvents``
+    /// events, a few per worker at a time, so the text in memory stays small (`flush` writes
+    /// `out` and empties it when it has grown enough). Adds the event counts by type to `counts`.
     func formatHeldEvents(_ writer: EventWriter, deviceName: (Int32) -> String, counts: inout [Int],
-                          _ take: (String) throws(GeofenceError) -> Void) throws(GeofenceError) {
+                          into out: inout [UInt8], _ flush: (inout [UInt8]) throws(GeofenceError) -> Void) throws(GeofenceError) {
         let perRound = 4 * threads
         var d = 0
         var ranges: [Range<Int>] = []
@@ -31,7 +32,7 @@ extension EvaluationRun {
                 } while d < deviceCount && n + tracker(d).events.count <= Self.formatBlockEvents
                 ranges.append(s..<d)
             }
-            var texts = [String](repeating: "", count: ranges.count)
+            var texts = [[UInt8]](repeating: [], count: ranges.count)
             var blockCounts = [Int](repeating: 0, count: 3 * ranges.count)
             withoutActuallyEscaping(deviceName) { deviceName in
                 let shared = ReadOnlyShared(value: (run: self, writer: writer, name: deviceName, ranges: ranges))
@@ -41,7 +42,7 @@ extension EvaluationRun {
                         DispatchQueue.concurrentPerform(iterations: ranges.count) { k in
                             let v = shared.value
                             let writer = v.writer.withOwnCount()
-                            var text = ""
+                            var text: [UInt8] = []
                             for device in v.ranges[k] {
                                 let events = v.run.tracker(device).events
                                 if events.isEmpty { continue }
@@ -58,7 +59,8 @@ extension EvaluationRun {
             }
             for k in texts.indices {
                 let n = blockCounts[3 * k] + blockCounts[3 * k + 1] + blockCounts[3 * k + 2]
-                try take(writer.joinBlock(texts[k], events: n))
+                writer.joinBlock(texts[k], events: n, into: &out)
+                try flush(&out)
                 for j in 0..<3 { counts[j] += blockCounts[3 * k + j] }
             }
         }

@@ -698,18 +698,20 @@ public final class EvaluationRun {
     @discardableResult
     public func write(to sink: inout some TextSink, writer: EventWriter, deviceName: (Int32) -> String,
                       spill: EventSpill? = nil, mergeBytes: Int = 8 << 20) throws(GeofenceError) -> [EventType: Int] {
-        var out = writer.header ?? ""
+        var out: [UInt8] = []
+        out.append(text: writer.header ?? "")
         var counts = [0, 0, 0]
         var currentDevice: Int32 = -1
         var name = ""
+        func flush() throws(GeofenceError) {
+            try sink.write(String(decoding: out, as: UTF8.self))
+            out.removeAll(keepingCapacity: true)
+        }
         func emit(_ e: EvaluationEvent) throws(GeofenceError) {
             if e.device != currentDevice { currentDevice = e.device; name = deviceName(e.device) }
             counts[Int(e.type.rawValue)] += 1
             writer.line(e, device: name, into: &out)
-            if out.utf8.count >= 1 << 20 {
-                try sink.write(out)
-                out.removeAll(keepingCapacity: true)
-            }
+            if out.count >= 1 << 20 { try flush() }
         }
         if let spill, !spill.paths.isEmpty {
             // The events still held become the last run: memory stays within the budget.
@@ -718,10 +720,9 @@ public final class EvaluationRun {
             try spill.merge(held: [], deviceCount: deviceCount, bufferEvents: perRun, emit)
         } else if threads > 1 {
             // Formatted by the workers, written in order in writes of about 1 MiB.
-            try formatHeldEvents(writer, deviceName: deviceName, counts: &counts) { (text) throws(GeofenceError) in
-                out += text
-                if out.utf8.count >= 1 << 20 {
-                    try sink.write(out)
+            try formatHeldEvents(writer, deviceName: deviceName, counts: &counts, into: &out) { (out) throws(GeofenceError) in
+                if out.count >= 1 << 20 {
+                    try sink.write(String(decoding: out, as: UTF8.self))
                     out.removeAll(keepingCapacity: true)
                 }
             }
@@ -731,8 +732,8 @@ public final class EvaluationRun {
                 for e in t.events { try emit(e) }
             }
         }
-        out += writer.footer ?? ""
-        if !out.isEmpty { try sink.write(out) }
+        out.append(text: writer.footer ?? "")
+        if !out.isEmpty { try flush() }
         var byType: [EventType: Int] = [:]
         for t in EventType.allCases where counts[Int(t.rawValue)] > 0 { byType[t] = counts[Int(t.rawValue)] }
         return byType

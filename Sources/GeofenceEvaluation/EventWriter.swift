@@ -55,7 +55,7 @@ public struct EventWriter {
 
     /// A copy with a count of its own, starting at 0: for a worker formatting a block of
     /// events on its own (a copy sharing the count would race, and place GeoJSON commas by
-    /// which worker came first). The caller joins the blocks with ``joinBlock(_:events:)``.
+    /// which worker came first). The caller joins the blocks with ``joinBlock(_:events:into:)``.
     func withOwnCount() -> EventWriter {
         var copy = self
         copy.written = Counter()
@@ -65,9 +65,10 @@ public struct EventWriter {
     /// A block formatted by ``withOwnCount()`` as it continues this writer's output: a
     /// GeoJSON block after earlier features gets the comma its first feature lacks. Counts the
     /// block's `events` as written.
-    func joinBlock(_ text: String, events: Int) -> String {
-        defer { written.value += events }
-        return format == .geojson && written.value > 0 && events > 0 ? "," + text : text
+    func joinBlock(_ text: [UInt8], events: Int, into out: inout [UInt8]) {
+        if format == .geojson && written.value > 0 && events > 0 { out.append(UInt8(ascii: ",")) }
+        out.append(contentsOf: text)
+        written.value += events
     }
 
     /// A writer for events over `fences` (slot order, as compiled).
@@ -106,57 +107,105 @@ public struct EventWriter {
 
     /// Appends one event line to `out` (a run's compact event; `device` is its name).
     public func line(_ e: EvaluationEvent, device: String, into out: inout String) {
+        var bytes: [UInt8] = []
+        line(e, device: device, into: &bytes)
+        out += String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends one event line to `out` as UTF-8 bytes: what the `String` form appends.
+    public func line(_ e: EvaluationEvent, device: String, into out: inout [UInt8]) {
         line(Event(e, device: device, fence: fenceID(e.fence), note: note(e.fence)), slot: e.fence, into: &out)
     }
 
     /// Appends one event line to `out` (no fence properties: the event has no slot).
     public func line(_ e: Event, into out: inout String) {
-        line(e, slot: nil, into: &out)
+        var bytes: [UInt8] = []
+        line(e, slot: nil, into: &bytes)
+        out += String(decoding: bytes, as: UTF8.self)
     }
 
-    func line(_ e: Event, slot: Int32?, into out: inout String) {
+    /// One event line, written byte by byte into `out` (no `String` per field: a run's events
+    /// are formatted by its workers, and string appends cost them ten times more).
+    func line(_ e: Event, slot: Int32?, into out: inout [UInt8]) {
         let accuracy = fields.contains(.accuracy) ? e.accuracy : nil
         let duration = fields.contains(.duration) ? e.duration : nil
         switch format {
         case .ndjson, .geojson, .geojsonl:
-            if format == .geojson { out += written.value == 0 ? "\n" : ",\n" }
+            if format == .geojson { out.append(literal: written.value == 0 ? "\n" : ",\n") }
             if format != .ndjson {
-                out += "{\"type\":\"Feature\",\"geometry\":{\"type\":\"Point\",\"coordinates\":[\(Self.number(e.lon)),\(Self.number(e.lat))]},\"properties\":"
+                out.append(literal: "{\"type\":\"Feature\",\"geometry\":{\"type\":\"Point\",\"coordinates\":[")
+                Self.number(e.lon, into: &out)
+                out.append(UInt8(ascii: ","))
+                Self.number(e.lat, into: &out)
+                out.append(literal: "]},\"properties\":")
             }
-            out += "{\"device\":"
+            out.append(literal: "{\"device\":")
             JSONWriter.writeString(e.device, to: &out)
-            out += ",\"fence\":"
+            out.append(literal: ",\"fence\":")
             JSONWriter.writeString(e.fence, to: &out)
-            out += ",\"type\":\"\(e.type.name)\",\"time\":\"\(time(e))\""
-            if format == .ndjson { out += ",\"lat\":\(Self.number(e.lat)),\"lon\":\(Self.number(e.lon))" }
-            if e.initial { out += ",\"initial\":true" }
+            out.append(literal: ",\"type\":\"")
+            out.append(text: e.type.name)
+            out.append(literal: "\",\"time\":\"")
+            time(e, into: &out)
+            out.append(UInt8(ascii: "\""))
+            if format == .ndjson {
+                out.append(literal: ",\"lat\":")
+                Self.number(e.lat, into: &out)
+                out.append(literal: ",\"lon\":")
+                Self.number(e.lon, into: &out)
+            }
+            if e.initial { out.append(literal: ",\"initial\":true") }
             if let note = e.note {
-                out += ",\"note\":"
+                out.append(literal: ",\"note\":")
                 JSONWriter.writeString(note, to: &out)
             }
-            if let accuracy { out += ",\"accuracy\":" + Self.number(accuracy) }
-            if let duration { out += ",\"duration\":" + Self.number(duration) }
+            if let accuracy {
+                out.append(literal: ",\"accuracy\":")
+                Self.number(accuracy, into: &out)
+            }
+            if let duration {
+                out.append(literal: ",\"duration\":")
+                Self.number(duration, into: &out)
+            }
             if let properties, let slot {
                 for k in properties.names.indices {
                     guard let v = properties.value(slot: slot, k) else { continue }
-                    out += ","
+                    out.append(UInt8(ascii: ","))
                     JSONWriter.writeString("fence_" + properties.names[k], to: &out)
-                    out += ":"
-                    if v.isString { JSONWriter.writeString(v.text, to: &out) } else { out += v.text }
+                    out.append(UInt8(ascii: ":"))
+                    if v.isString { JSONWriter.writeString(v.text, to: &out) } else { out.append(text: v.text) }
                 }
             }
-            out += format == .ndjson ? "}\n" : format == .geojson ? "}}" : "}}\n"
+            out.append(literal: format == .ndjson ? "}\n" : format == .geojson ? "}}" : "}}\n")
         case .csv:
-            out += Self.csvField(e.device) + "," + Self.csvField(e.fence) + "," + e.type.name + "," + time(e) + ","
-            out += Self.number(e.lat) + "," + Self.number(e.lon) + "," + (e.initial ? "true" : "false") + "," + Self.csvField(e.note ?? "")
-            if fields.contains(.accuracy) { out += "," + (accuracy.map(Self.number) ?? "") }
-            if fields.contains(.duration) { out += "," + (duration.map(Self.number) ?? "") }
+            out.append(text: Self.csvField(e.device))
+            out.append(UInt8(ascii: ","))
+            out.append(text: Self.csvField(e.fence))
+            out.append(UInt8(ascii: ","))
+            out.append(text: e.type.name)
+            out.append(UInt8(ascii: ","))
+            time(e, into: &out)
+            out.append(UInt8(ascii: ","))
+            Self.number(e.lat, into: &out)
+            out.append(UInt8(ascii: ","))
+            Self.number(e.lon, into: &out)
+            out.append(literal: e.initial ? ",true," : ",false,")
+            out.append(text: Self.csvField(e.note ?? ""))
+            if fields.contains(.accuracy) {
+                out.append(UInt8(ascii: ","))
+                if let accuracy { Self.number(accuracy, into: &out) }
+            }
+            if fields.contains(.duration) {
+                out.append(UInt8(ascii: ","))
+                if let duration { Self.number(duration, into: &out) }
+            }
             if let properties {
                 for k in properties.names.indices {
-                    out += "," + (slot.flatMap { properties.value(slot: $0, k) }.map { Self.csvField($0.text) } ?? "")
+                    out.append(UInt8(ascii: ","))
+                    if let v = slot.flatMap({ properties.value(slot: $0, k) }) { out.append(text: Self.csvField(v.text)) }
                 }
             }
-            out += "\n"
+            out.append(UInt8(ascii: "\n"))
         }
         written.value += 1
     }
@@ -166,6 +215,11 @@ public struct EventWriter {
     /// An event's time as written: UTC, or with its offset under ``keepOffset``.
     func time(_ e: Event) -> String {
         keepOffset && e.offset != 0 ? Self.iso8601(e.time, offset: e.offset) : Self.iso8601(e.time)
+    }
+
+    /// ``time(_:)``, appended to `out`.
+    func time(_ e: Event, into out: inout [UInt8]) {
+        if keepOffset && e.offset != 0 { out.append(text: Self.iso8601(e.time, offset: e.offset)) } else { Self.iso8601(e.time, into: &out) }
     }
 
     /// `2020-06-04T16:11:37+02:00`: the local time at `offset` minutes east of UTC, then the
@@ -185,11 +239,29 @@ public struct EventWriter {
     /// Shortest round-trip decimal text of a coordinate.
     static func number(_ d: Double) -> String { JSONValue.format(d) }
 
+    /// ``number(_:)``, appended to `out` (an integral value's digits written directly).
+    static func number(_ d: Double, into out: inout [UInt8]) {
+        if d.isFinite, d == d.rounded(), abs(d) < 1e15 {
+            out.append(decimal: Int64(d))
+        } else {
+            out.append(text: d.description)
+        }
+    }
+
     /// `2020-06-04T14:11:37Z` (or `...37.250Z` with a fraction), from Unix seconds, proleptic
     /// Gregorian, the year on four digits.
     /// - Precondition: `t` is within `LogTime.earliest...LogTime.latest` (the log readers refuse
     ///   other times).
     public static func iso8601(_ t: Double) -> String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(24)
+        iso8601(t, into: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// ``iso8601(_:)``, appended to `out` byte by byte: `YYYY-MM-DDThh:mm:ss[.mmm]Z` (the year
+    /// is 1...9999). Same precondition.
+    static func iso8601(_ t: Double, into out: inout [UInt8]) {
         precondition(t >= LogTime.earliest && t <= LogTime.latest, "time outside the years 0001-9999")
         let whole = t.rounded(.down)
         var ms = Int64(((t - whole) * 1000).rounded())
@@ -199,23 +271,24 @@ public struct EventWriter {
         var rem = secs % 86_400
         if rem < 0 { rem += 86_400; days -= 1 }
         let (y, m, d) = LogTime.civilFromDays(Int(days))
-        // Written byte by byte: `YYYY-MM-DDThh:mm:ss[.mmm]Z` (the year is 1...9999).
-        return String(unsafeUninitializedCapacity: 24) { b in
+        var room: (UInt64, UInt64, UInt64) = (0, 0, 0)
+        Swift.withUnsafeMutableBytes(of: &room) { b in
             var i = 0
             func digits(_ v: Int, _ count: Int) {
                 var v = v
                 for k in stride(from: count - 1, through: 0, by: -1) {
-                    b[i + k] = UInt8(ascii: "0") + UInt8(v % 10)
+                    b[i + k] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: v % 10)
                     v /= 10
                 }
                 i += count
             }
-            func byte(_ c: Unicode.Scalar) { b[i] = UInt8(c.value); i += 1 }
-            digits(y, 4); byte("-"); digits(m, 2); byte("-"); digits(d, 2); byte("T")
-            digits(Int(rem / 3600), 2); byte(":"); digits(Int(rem % 3600 / 60), 2); byte(":"); digits(Int(rem % 60), 2)
-            if ms != 0 { byte("."); digits(Int(ms), 3) }
-            byte("Z")
-            return i
+            func byte(_ c: UInt8) { b[i] = c; i += 1 }
+            digits(y, 4); byte(UInt8(ascii: "-")); digits(m, 2); byte(UInt8(ascii: "-")); digits(d, 2); byte(UInt8(ascii: "T"))
+            digits(Int(rem / 3600), 2); byte(UInt8(ascii: ":")); digits(Int(rem % 3600 / 60), 2); byte(UInt8(ascii: ":"))
+            digits(Int(rem % 60), 2)
+            if ms != 0 { byte(UInt8(ascii: ".")); digits(Int(ms), 3) }
+            byte(UInt8(ascii: "Z"))
+            out.append(contentsOf: UnsafeRawBufferPointer(rebasing: b[..<i]))
         }
     }
 }
