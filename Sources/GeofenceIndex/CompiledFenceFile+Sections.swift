@@ -280,7 +280,8 @@ final class SectionReader {
     /// length, a multiple of `stride` bytes) after it is hashed.
     func readHash(_ e: Entry, stride: Int = 1,
                   scan: (UnsafeRawPointer, Int) -> Void = { _, _ in }) throws(GeofenceError) -> UInt64 {
-        let block = Swift.max(1, (1 << 18) / stride) * stride
+        // No larger than the section: a small one touches no more fresh pages than it fills.
+        let block = Swift.min(Swift.max(1, (1 << 18) / stride) * stride, Swift.max(e.length, 1))
         let buffer = UnsafeMutableRawPointer.allocate(byteCount: block, alignment: 64)
         defer { buffer.deallocate() }
         var sum = Hash64.Stream()
