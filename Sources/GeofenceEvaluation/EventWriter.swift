@@ -114,7 +114,13 @@ public struct EventWriter {
 
     /// Appends one event line to `out` as UTF-8 bytes: what the `String` form appends.
     public func line(_ e: EvaluationEvent, device: String, into out: inout [UInt8]) {
-        line(Event(e, device: device, fence: fenceID(e.fence), note: note(e.fence)), slot: e.fence, into: &out)
+        // The optional fields made only when written (an accuracy's shortest decimal costs more
+        // than the rest of the line).
+        let event = Event(device: device, fence: fenceID(e.fence), type: e.type, initial: e.initial, time: e.time, lat: e.lat, lon: e.lon,
+                          note: note(e.fence),
+                          accuracy: fields.contains(.accuracy) ? EvaluationEvent.accuracyValue(e.accuracy) : nil,
+                          duration: fields.contains(.duration) ? EvaluationEvent.durationValue(e.duration) : nil, offset: e.offset)
+        line(event, slot: e.fence, into: &out)
     }
 
     /// Appends one event line to `out` (no fence properties: the event has no slot).
