@@ -74,6 +74,7 @@ public enum Hash64 {
         /// The bytes of an unfinished 32-byte step (fewer than 32).
         private var pending: [UInt8] = []
 
+        /// An empty stream; `seed` as in ``Hash64/hash(_:count:seed:)``.
         public init(seed: UInt64 = 0) {
             self.seed = seed
             v1 = seed &+ p1 &+ p2; v2 = seed &+ p2; v3 = seed; v4 = seed &- p1
