@@ -218,12 +218,7 @@ public struct EventWriter {
 
     static func csvField(_ s: String) -> String { CSVField.encode(s) }
 
-    /// An event's time as written: UTC, or with its offset under ``keepOffset``.
-    func time(_ e: Event) -> String {
-        keepOffset && e.offset != 0 ? Self.iso8601(e.time, offset: e.offset) : Self.iso8601(e.time)
-    }
-
-    /// ``time(_:)``, appended to `out`.
+    /// An event's time as written, appended to `out`: UTC, or with its offset under ``keepOffset``.
     func time(_ e: Event, into out: inout [UInt8]) {
         if keepOffset && e.offset != 0 { out.append(text: Self.iso8601(e.time, offset: e.offset)) } else { Self.iso8601(e.time, into: &out) }
     }
@@ -241,11 +236,8 @@ public struct EventWriter {
         return text + (offset < 0 ? "-" : "+") + two(m / 60) + ":" + two(m % 60)
     }
 
-
-    /// Shortest round-trip decimal text of a coordinate.
-    static func number(_ d: Double) -> String { JSONValue.format(d) }
-
-    /// ``number(_:)``, appended to `out` (an integral value's digits written directly).
+    /// Shortest round-trip decimal text of a coordinate, as `JSONValue.format(_:)` writes it,
+    /// appended to `out` (an integral value's digits written directly).
     static func number(_ d: Double, into out: inout [UInt8]) {
         if d.isFinite, d == d.rounded(), abs(d) < 1e15 {
             out.append(decimal: Int64(d))
