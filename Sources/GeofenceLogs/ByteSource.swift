@@ -54,7 +54,7 @@ final class ByteSource {
     private var memberEnded = false
     /// The file was one gzip member small enough to be read whole: inflated at once into
     /// `base[0..<prefilled]`, nothing more to read.
-    private var inflatedWhole = false
+    private(set) var inflatedWhole = false
     /// A large plain regular file is mapped read-only instead of read (``MappedFile``):
     /// `base` points into the mapping, and moves forward where a read buffer would move bytes
     /// to its front.
@@ -81,6 +81,40 @@ final class ByteSource {
             return nil
         }
         return (out, capacity, size)
+    }
+
+    /// Gzip files of at most this many bytes are read whole and inflated at once when they
+    /// hold one member (``readAndInflateWhole(fd:first:_:total:room:)``).
+    nonisolated(unsafe) static var wholeGzipBytes = 8 << 20
+    /// The most bytes such a file may inflate to (the output is held whole).
+    static let wholeGzipInflated = 64 << 20
+
+    /// A regular gzip file of `total` bytes, its first `n` already read at `first`, read whole
+    /// (`pread`, leaving the descriptor's offset at `n` unless it succeeds, then at the end) and
+    /// inflated at once with libdeflate, about 2.5 times faster than zlib's stream on its own
+    /// thread, when it is one member of at most ``wholeGzipInflated`` bytes inflated. Nil
+    /// otherwise: a second member to the eye (those are inflated in parallel), a read error,
+    /// damage, a larger output; the file is then read as a stream, which reports what is wrong.
+    static func readAndInflateWhole(fd: Int32, first: UnsafeMutablePointer<UInt8>, _ n: Int, total: Int, room: Int)
+        -> (bytes: UnsafeMutablePointer<UInt8>, capacity: Int, count: Int)? {
+        let all = UnsafeMutablePointer<UInt8>.allocate(capacity: total)
+        defer { all.deallocate() }
+        all.update(from: first, count: n)
+        var done = n
+        while done < total {
+            let got = pread(fd, all + done, total - done, off_t(done))
+            if got > 0 { done += got; continue }
+            if got < 0 && errno == EINTR { continue }
+            return nil
+        }
+        guard total >= 18, GzipMembers.firstCandidate(all, 1, total) == nil else { return nil }
+        let size = Int(UInt32(littleEndian: UnsafeRawPointer(all + total - 4).loadUnaligned(as: UInt32.self)))
+        guard size <= wholeGzipInflated, let whole = inflateWhole(all, total, room: room) else { return nil }
+        guard lseek(fd, off_t(total), SEEK_SET) == off_t(total) else {
+            whole.bytes.deallocate()
+            return nil
+        }
+        return whole
     }
 
     /// Opens `path` (`-` = stdin) and reads the first chunk.
@@ -150,6 +184,17 @@ final class ByteSource {
             // The whole file, one gzip member, was read by the first read: inflated at once.
             isGzip = true
             inflatedWhole = true
+            base.deallocate()
+            base = whole.bytes
+            capacity = whole.capacity
+            prefilled = whole.count
+        } else if n >= 2 && base[0] == 0x1F && base[1] == 0x8B, ownsFD, let total = totalBytes,
+                  total > Int64(n), total <= Int64(Self.wholeGzipBytes),
+                  let whole = Self.readAndInflateWhole(fd: fd, first: base, n, total: Int(total), room: chunkSize) {
+            // A larger file of one member, still small: read and inflated at once too.
+            isGzip = true
+            inflatedWhole = true
+            readCount.store(total, ordering: .relaxed)
             base.deallocate()
             base = whole.bytes
             capacity = whole.capacity

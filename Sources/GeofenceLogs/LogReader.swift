@@ -259,6 +259,9 @@ public final class LogReader {
     /// Whether the log is a mapped file (docs/logs.md#files-are-mapped).
     var isMapped: Bool { source.isMapped }
 
+    /// Whether the log was one gzip member read and inflated at once (docs/logs.md#gzip).
+    var isInflatedWhole: Bool { source.inflatedWhole }
+
     /// Whether a round of a parallel read is being parsed ahead (tests).
     var roundPending: Bool { parallel?.pending != nil }
 

@@ -49,4 +49,47 @@ final class GzipWholeTests: XCTestCase {
         FileManager.default.createFile(atPath: cut, contents: Data(member.dropLast(9)))
         XCTAssertTrue("\(strictError(cut).map { "\($0)" } ?? "")".contains("unexpected end of file"))
     }
+
+    /// A file of one member larger than the first read (up to ``ByteSource/wholeGzipBytes``) is
+    /// read and inflated whole too, at any thread count, with the plain file's fixes; two
+    /// members, a truncated file and damaged bytes are left to the streaming readers, whose
+    /// errors are those of a read that never tries the whole file.
+    func testALargerFileOfOneMemberIsInflatedWholeWithTheStreamsErrors() throws {
+        let csv = packageRoot + "/data/virginia_beach_ais.csv"
+        let gz = tmp + "/one.csv.gz"
+        XCTAssertEqual(runTool("/bin/gzip", ["-c", "-6", csv], stdout: gz), 0)
+        let member = bytes(gz)
+        XCTAssertGreaterThan(member.count, 8192)
+        let two = tmp + "/two.csv.gz", cut = tmp + "/cut.csv.gz", damaged = tmp + "/damaged.csv.gz"
+        let empty = tmp + "/empty.gz"
+        XCTAssertEqual(runTool("/bin/gzip", ["-c", "/dev/null"], stdout: empty), 0)
+        FileManager.default.createFile(atPath: two, contents: Data(member + bytes(empty)))     // a second, empty member
+        FileManager.default.createFile(atPath: cut, contents: Data(member.dropLast(9)))
+        var flipped = member
+        flipped[member.count / 2] ^= 0x5A
+        FileManager.default.createFile(atPath: damaged, contents: Data(flipped))
+        defer { ByteSource.wholeGzipBytes = 8 << 20 }
+        for threads in [1, 2, 8] {
+            var o = LogReaderOptions(chunkSize: 4096)          // the first read takes 4 KiB of it
+            o.threads = threads
+            ByteSource.wholeGzipBytes = 8 << 20
+            let (plain, _) = try readLog(csv, o)
+            let (fixes, reader) = try readLog(gz, o)
+            XCTAssertTrue(reader.isCompressed)
+            XCTAssertTrue(reader.isInflatedWhole, "\(threads) threads")
+            XCTAssertEqual(fixes, plain)
+            let (twice, both) = try readLog(two, o)
+            XCTAssertFalse(both.isInflatedWhole)
+            XCTAssertEqual(twice, plain)
+            let errors = [cut, damaged].map { p in strictError(p, o).map { "\($0)" } ?? "none" }
+            // The same reads with whole files never tried: the same fixes, the same errors.
+            ByteSource.wholeGzipBytes = 0
+            let (streamed, streamReader) = try readLog(gz, o)
+            XCTAssertFalse(streamReader.isInflatedWhole)
+            XCTAssertEqual(streamed, plain)
+            XCTAssertEqual([cut, damaged].map { p in strictError(p, o).map { "\($0)" } ?? "none" }, errors)
+            XCTAssertTrue(errors[0].contains("unexpected end of file"), errors[0])
+            XCTAssertNotEqual(errors[1], "none")
+        }
+    }
 }
