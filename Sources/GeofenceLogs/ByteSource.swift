@@ -302,6 +302,11 @@ final class ByteSource {
     /// stops reading ahead at a failure meets the same one when it gets there.
     private var failure: ByteSourceError? = nil
 
+    /// Whether a refill has failed. A refill that fails for the first time has already moved
+    /// the kept bytes to the front of ``base`` (which may be a new buffer, the old one freed);
+    /// a later one throws the same failure and touches nothing.
+    var hasFailed: Bool { failure != nil }
+
     private func refillOnce(keeping start: Int, end: Int) throws(ByteSourceError) -> (end: Int, eof: Bool) {
         if mapped != nil {
             // All of the file is there already: the window moves, nothing is copied.

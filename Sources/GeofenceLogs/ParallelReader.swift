@@ -390,8 +390,13 @@ struct ParallelReader {
             core.pos = 0
             core.base = source.base
             while core.end < target && !core.eof {
-                // A failure is met again, at its line, by the serial step below.
-                guard let r = try? source.refill(keeping: 0, end: core.end) else { break }
+                // A failure is met again, at its line, by the serial step below. The window
+                // follows the buffer even then: the failed refill may have moved it (keeping
+                // `core.end` bytes from 0, so the offsets stay).
+                guard let r = try? source.refill(keeping: 0, end: core.end) else {
+                    core.base = source.base
+                    break
+                }
                 core.base = source.base
                 core.end = r.end
                 if r.eof { core.eof = true }

@@ -99,9 +99,17 @@ struct ReadCore {
         }
         guard let source else { eof = true; return false }
         let r: (end: Int, eof: Bool)
+        let failedBefore = source.hasFailed
         do {
             r = try source.refill(keeping: keep, end: end)
         } catch {
+            // A new failure comes after the kept bytes were moved to the front of the buffer,
+            // which may be a new one: the window follows them (the old buffer may be freed).
+            if !failedBefore {
+                base = source.base
+                pos -= keep
+                end -= keep
+            }
             throw ByteSource.geofenceError(error, path: path, line: line + lineAhead)
         }
         base = source.base
