@@ -256,7 +256,7 @@ final class SectionReader {
     /// ``mapThreshold`` bytes and holds plain values only (no offset or reference that a change
     /// to the file while in use could send out of range), else read into memory as
     /// ``array(_:count:)``. A mapped section is checksummed and scanned as it is read through a
-    /// small buffer (``readHash(_:scan:)``), so open sets up none of its pages: a query sets up
+    /// small buffer (``readHash(_:stride:scan:)``), so open sets up none of its pages: a query sets up
     /// those it reads.
     func column<T>(_ s: Section, scan: (UnsafeBufferPointer<T>) -> Void = { _ in }) throws(GeofenceError) -> Column<T> {
         let e = try entry(s)
@@ -296,7 +296,7 @@ final class SectionReader {
         return sum.finish()
     }
 
-    /// Sections of at least this many bytes are mapped by ``column(_:)``: below it, a read into
+    /// Sections of at least this many bytes are mapped by ``column(_:scan:)``: below it, a read into
     /// fresh memory costs less than a mapping and its guard.
     nonisolated(unsafe) static var mapThreshold = 1 << 20
 
