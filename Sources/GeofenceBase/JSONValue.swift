@@ -50,8 +50,19 @@ public enum JSONValue: Sendable, Hashable {
     }
 
     package static func format(_ d: Double) -> String {
-        if d.isFinite, d == d.rounded(), abs(d) < 1e15 { return String(Int64(d)) }
-        return "\(d)"
+        var bytes: [UInt8] = []
+        format(d, into: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// ``format(_:)``, appended to `out` as UTF-8 bytes (an integral value's digits written
+    /// directly, no `String` made).
+    package static func format(_ d: Double, into out: inout [UInt8]) {
+        if d.isFinite, d == d.rounded(), abs(d) < 1e15 {
+            out.append(decimal: Int64(d))
+        } else {
+            out.append(text: d.description)
+        }
     }
 
     /// The value of member `key` of an object (the last one when the key is repeated);

@@ -58,24 +58,24 @@ public enum JSONWriter {
                 from = i + 1
                 switch c {
                 case UInt8(ascii: "\""): out.append(literal: "\\\"")
-                case UInt8(ascii: "\\"): out.append(text: "\\\\")
-                case 0x0A: out.append(text: "\\n")
-                case 0x0D: out.append(text: "\\r")
-                case 0x09: out.append(text: "\\t")
-                case 0x08: out.append(text: "\\b")
-                case 0x0C: out.append(text: "\\f")
+                case UInt8(ascii: "\\"): out.append(literal: "\\\\")
+                case 0x0A: out.append(literal: "\\n")
+                case 0x0D: out.append(literal: "\\r")
+                case 0x09: out.append(literal: "\\t")
+                case 0x08: out.append(literal: "\\b")
+                case 0x0C: out.append(literal: "\\f")
                 default:
-                    let hex = Array("0123456789abcdef".utf8)
-                    out.append(text: "\\u00")
-                    out.append(hex[Int(c >> 4)])
-                    out.append(hex[Int(c & 15)])
+                    // \u00XX, lowercase hex: the control bytes are below 0x20.
+                    let hex: StaticString = "0123456789abcdef"
+                    out.append(literal: "\\u00")
+                    out.append(hex.utf8Start[Int(c >> 4)])
+                    out.append(hex.utf8Start[Int(c & 15)])
                 }
             }
             out.append(contentsOf: UnsafeBufferPointer(rebasing: u[from...]))
             out.append(UInt8(ascii: "\""))
         }
     }
-
 }
 
 extension Array where Element == UInt8 {

@@ -236,15 +236,9 @@ public struct EventWriter {
         return text + (offset < 0 ? "-" : "+") + two(m / 60) + ":" + two(m % 60)
     }
 
-    /// Shortest round-trip decimal text of a coordinate, as `JSONValue.format(_:)` writes it,
-    /// appended to `out` (an integral value's digits written directly).
-    static func number(_ d: Double, into out: inout [UInt8]) {
-        if d.isFinite, d == d.rounded(), abs(d) < 1e15 {
-            out.append(decimal: Int64(d))
-        } else {
-            out.append(text: d.description)
-        }
-    }
+    /// Shortest round-trip decimal text of a coordinate (`JSONValue.format`), appended to `out`.
+    @inline(__always)
+    static func number(_ d: Double, into out: inout [UInt8]) { JSONValue.format(d, into: &out) }
 
     /// `2020-06-04T14:11:37Z` (or `...37.250Z` with a fraction), from Unix seconds, proleptic
     /// Gregorian, the year on four digits.

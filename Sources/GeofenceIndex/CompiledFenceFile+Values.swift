@@ -50,7 +50,7 @@ extension CompiledFenceFile {
         // The first bad vertex looked for only when there is one.
         let vertices = p.coords.count / 2
         if !inRange {
-            for v in 0..<vertices where !(abs(p.coords[2 * v]) <= 540 && abs(p.coords[2 * v + 1]) <= 90) {
+            for v in 0..<vertices where !PolygonTable.isOnGlobe(lon: p.coords[2 * v], lat: p.coords[2 * v + 1]) {
                 throw r.bad("vertex \(v) out of range")
             }
         }

@@ -50,12 +50,16 @@ package struct PolygonTable: Sendable {
         var outside = 0
         let pairs = lonLat.count / 2
         for v in 0..<pairs {
-            let lonIn = abs(lonLat[2 &* v]) <= 540, latIn = abs(lonLat[2 &* v &+ 1]) <= 90
-            outside |= (lonIn ? 0 : 1) | (latIn ? 0 : 1)
+            outside |= isOnGlobe(lon: lonLat[2 &* v], lat: lonLat[2 &* v &+ 1]) ? 0 : 1
         }
-        if lonLat.count % 2 == 1 && !(abs(lonLat[lonLat.count - 1]) <= 540) { outside = 1 }
+        if lonLat.count % 2 == 1 && !isOnGlobe(lon: lonLat[lonLat.count - 1], lat: 0) { outside = 1 }
         return outside == 0
     }
+
+    /// A vertex as the queries need it: longitude within ±540°, latitude within ±90°, both
+    /// finite (a comparison with NaN is false).
+    @inline(__always)
+    static func isOnGlobe(lon: Double, lat: Double) -> Bool { abs(lon) <= 540 && abs(lat) <= 90 }
 
     /// The largest of `edges` taken as unsigned (a negative edge is larger than any valid one),
     /// 0 for none: every edge is valid when this is below the vertex count less one.

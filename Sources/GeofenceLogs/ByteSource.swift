@@ -61,14 +61,14 @@ final class ByteSource {
     private var mapped: MappedFile?
 
     /// `p[0..<n]` inflated whole with libdeflate when it is exactly one gzip member whose
-    /// trailer gives its size (at most 256 MiB), into a buffer with `room` bytes to spare; nil
-    /// otherwise (several members, damage, a truncated file: then zlib reads it as a stream
-    /// and reports what is wrong).
-    static func inflateWhole(_ p: UnsafeMutablePointer<UInt8>, _ n: Int, room: Int)
+    /// trailer gives its size (at most `limit`, 256 MiB by default), into a buffer with `room`
+    /// bytes to spare; nil otherwise (several members, damage, a truncated file: then zlib
+    /// reads it as a stream and reports what is wrong).
+    static func inflateWhole(_ p: UnsafeMutablePointer<UInt8>, _ n: Int, room: Int, limit: Int = 1 << 28)
         -> (bytes: UnsafeMutablePointer<UInt8>, capacity: Int, count: Int)? {
         guard n >= 18 else { return nil }
         let size = Int(UInt32(littleEndian: UnsafeRawPointer(p + n - 4).loadUnaligned(as: UInt32.self)))
-        guard size > 0, size <= 1 << 28 else { return nil }
+        guard size > 0, size <= limit else { return nil }
         guard let d = libdeflate_alloc_decompressor() else { return nil }
         defer { libdeflate_free_decompressor(d) }
         let capacity = size + Swift.max(room, 2)
@@ -107,9 +107,8 @@ final class ByteSource {
             if got < 0 && errno == EINTR { continue }
             return nil
         }
-        guard total >= 18, GzipMembers.firstCandidate(all, 1, total) == nil else { return nil }
-        let size = Int(UInt32(littleEndian: UnsafeRawPointer(all + total - 4).loadUnaligned(as: UInt32.self)))
-        guard size <= wholeGzipInflated, let whole = inflateWhole(all, total, room: room) else { return nil }
+        guard GzipMembers.firstCandidate(all, 1, total) == nil,
+              let whole = inflateWhole(all, total, room: room, limit: wholeGzipInflated) else { return nil }
         guard lseek(fd, off_t(total), SEEK_SET) == off_t(total) else {
             whole.bytes.deallocate()
             return nil
@@ -179,19 +178,12 @@ final class ByteSource {
         } catch {
             throw Self.geofenceError(error, path: path, line: 1)
         }
-        if n >= 2 && base[0] == 0x1F && base[1] == 0x8B, ownsFD, let total = totalBytes, total == Int64(n),
-           let whole = Self.inflateWhole(base, n, room: chunkSize) {
-            // The whole file, one gzip member, was read by the first read: inflated at once.
-            isGzip = true
-            inflatedWhole = true
-            base.deallocate()
-            base = whole.bytes
-            capacity = whole.capacity
-            prefilled = whole.count
-        } else if n >= 2 && base[0] == 0x1F && base[1] == 0x8B, ownsFD, let total = totalBytes,
-                  total > Int64(n), total <= Int64(Self.wholeGzipBytes),
-                  let whole = Self.readAndInflateWhole(fd: fd, first: base, n, total: Int(total), room: chunkSize) {
-            // A larger file of one member, still small: read and inflated at once too.
+        if n >= 2 && base[0] == 0x1F && base[1] == 0x8B, ownsFD, let total = totalBytes,
+           let whole = total == Int64(n) ? Self.inflateWhole(base, n, room: chunkSize)
+                     : total > Int64(n) && total <= Int64(Self.wholeGzipBytes) ? Self.readAndInflateWhole(fd: fd, first: base, n, total: Int(total), room: chunkSize)
+                     : nil {
+            // The whole file is one gzip member, read by the first read or small enough to be
+            // read now: inflated at once.
             isGzip = true
             inflatedWhole = true
             readCount.store(total, ordering: .relaxed)
