@@ -166,8 +166,8 @@ final class SectionReader {
         }
         guard mark == F.endianMark else { throw bad("byte-order mark is \(String(mark, radix: 16)), expected 1020304") }
         let version = u32(8)
-        guard version == F.version else {
-            throw .input(InputError(SourceLocation(file: path), .malformed, "compiled fence file version \(version); this geofence reads version \(F.version), recompile it with 'geofence compile'"))
+        guard version >= F.oldestReadable && version <= F.version else {
+            throw .input(InputError(SourceLocation(file: path), .malformed, "compiled fence file version \(version); this geofence reads versions \(F.oldestReadable) to \(F.version), recompile it with 'geofence compile'"))
         }
         let count = Int(u32(16))
         let total = u64(24)

@@ -11,8 +11,11 @@ import GeofenceBase
 public struct CompiledFenceFile: Sendable {
     /// The first 8 bytes of every compiled fence file: `\x89GFC\r\n\x1a\n`.
     public static let magic: [UInt8] = [0x89, 0x47, 0x46, 0x43, 0x0D, 0x0A, 0x1A, 0x0A]
-    /// The format version this build writes and reads.
-    public static let version: UInt32 = 2
+    /// The format version this build writes; it reads this one and `oldestReadable` onwards
+    /// (version 2 files have no occupancy sections: the grid is built when first needed).
+    public static let version: UInt32 = 3
+    /// The oldest version this build reads.
+    public static let oldestReadable: UInt32 = 2
     /// Written as a native `UInt32`: reads back as itself only on a host of the writer's byte order.
     static let endianMark: UInt32 = 0x0102_0304
     static let headerSize = 64
@@ -39,6 +42,7 @@ public struct CompiledFenceFile: Sendable {
         case noteEnds = 26, noteBytes
         case sources, sourceFiles, propertyEnds, propertyBytes
         case dwellSlots, dwellValues, noteSlots
+        case occupancyShape, occupancyBits
     }
 
     struct Entry {
@@ -63,6 +67,10 @@ public struct CompiledFenceFile: Sendable {
     }
 
     // MARK: Writing
+
+    /// Whether `write` stores the occupancy grid (tests turn it off to write a file as
+    /// version 2 wrote it).
+    nonisolated(unsafe) static var storesOccupancy = true
 
     /// Writes fences compiled into `index` (fresh: built from `fences` in slot order, no
     /// change since) with their options, properties and sources, atomically.
@@ -139,6 +147,13 @@ public struct CompiledFenceFile: Sendable {
         let table = options
         w.put(.optionFlags, table.flags); w.put(.dwellSlots, table.dwellSlots); w.put(.dwellValues, table.dwellValues)
         w.put(.noteSlots, table.noteSlots); w.put(.noteEnds, table.noteEnds); w.put(.noteBytes, table.noteBytes)
+        // The miss filter's occupancy grid, so that opening does not mark every box again.
+        if storesOccupancy {
+            let grid = index.missFilterGrid(threads: ProcessInfo.processInfo.activeProcessorCount)
+            w.put(.occupancyShape, [UInt64(grid.width), UInt64(grid.height)]
+                    + grid.large.flatMap { b in [b.west, b.south, b.east, b.north].map { UInt64($0.bitPattern) } })
+            w.put(.occupancyBits, grid.bits)
+        }
         // Side sections: sources and properties.
         w.put(.sources, sides.sources)
         w.put(.sourceFiles, Array(JSONWriter.string(.array(sides.files.map { .string($0) })).utf8))
@@ -228,6 +243,13 @@ public struct CompiledFenceFile: Sendable {
             reads.add(.noteSlots) { () throws(GeofenceError) in noteSlots.value = try r.array(.noteSlots) }
             reads.add(.noteEnds) { () throws(GeofenceError) in noteEnds.value = try r.array(.noteEnds) }
             reads.add(.noteBytes) { () throws(GeofenceError) in noteBytes.value = try r.array(.noteBytes) }
+            // The occupancy grid (files of version 2 have none: built when first needed).
+            let hasGrid = (try? r.entry(.occupancyShape)) != nil || (try? r.entry(.occupancyBits)) != nil
+            let gridShape = Held<[UInt64]>([]), gridBits = Held<[UInt64]>([])
+            if hasGrid {
+                reads.add(.occupancyShape) { () throws(GeofenceError) in gridShape.value = try r.array(.occupancyShape) }
+                reads.add(.occupancyBits) { () throws(GeofenceError) in gridBits.value = try r.array(.occupancyBits) }
+            }
             try reads.run(threads: threads)
 
             var t = FenceTable()
@@ -298,6 +320,21 @@ public struct CompiledFenceFile: Sendable {
             var index = FenceIndex()
             index.table = t
             index.main = shaped.take()!
+            if hasGrid {
+                let shape = gridShape.take()
+                guard shape.count >= 2, (shape.count - 2) % 4 == 0, shape[0] <= UInt64(Int32.max), shape[1] <= UInt64(Int32.max) else {
+                    throw r.bad("the occupancy shape section has \(shape.count) words")
+                }
+                let large = stride(from: 2, to: shape.count, by: 4).map { k in
+                    BoundingBox(west: Float(bitPattern: UInt32(truncatingIfNeeded: shape[k])), south: Float(bitPattern: UInt32(truncatingIfNeeded: shape[k + 1])),
+                                east: Float(bitPattern: UInt32(truncatingIfNeeded: shape[k + 2])), north: Float(bitPattern: UInt32(truncatingIfNeeded: shape[k + 3])))
+                }
+                guard let grid = OccupancyGrid(width: Int(shape[0]), height: Int(shape[1]), bits: gridBits.take(), large: large,
+                                               generation: index.generation, maximumCells: MissFilter.maximumCells) else {
+                    throw r.bad("the occupancy grid's \(shape[0]) × \(shape[1]) cells do not match its bits or limits")
+                }
+                index.storedOccupancy = grid
+            }
             return CompiledFenceFile(path: path, index: index, options: options, side: side)
         }
     }

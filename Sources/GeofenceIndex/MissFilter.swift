@@ -176,8 +176,15 @@ extension FenceIndex {
     /// ``MissFilter/matches(_:)``), its grid marked by up to `threads` workers.
     /// - Complexity: O(n) for n entries, plus O(grid cells / 64).
     public func missFilter(threads: Int = 1) -> MissFilter {
-        MissFilter(grid: occupancyGrid(cellsPerBox: MissFilter.cellsPerBox(boxes: entryCount), maximumCells: MissFilter.maximumCells,
-                                       threads: threads))
+        if let stored = storedOccupancy, stored.generation == generation { return MissFilter(grid: stored) }
+        return MissFilter(grid: missFilterGrid(threads: threads))
+    }
+
+    /// The occupancy grid ``missFilter(threads:)`` screens with: about
+    /// ``MissFilter/cellsPerBox(boxes:)`` cells per entry box, at most
+    /// ``MissFilter/maximumCells``. A compiled fence file stores it (docs/compiled-fences.md).
+    func missFilterGrid(threads: Int = 1) -> OccupancyGrid {
+        occupancyGrid(cellsPerBox: MissFilter.cellsPerBox(boxes: entryCount), maximumCells: MissFilter.maximumCells, threads: threads)
     }
 }
 

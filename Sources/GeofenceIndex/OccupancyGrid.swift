@@ -58,6 +58,29 @@ struct OccupancyGrid: Sendable {
         generation = g
     }
 
+    /// A grid from its stored parts (a compiled fence file's occupancy sections,
+    /// docs/compiled-fences.md): `width` × `height` cells in `bits`, row-major, and the
+    /// boxes kept aside. Nil when the parts could not come from `init(boxes:...)`: sizes
+    /// not powers of two with 2 or 4 columns per row, more than `maximumCells` cells, a
+    /// row not a whole number of words, a bit count that does not match, a large box not
+    /// finite.
+    init?(width: Int, height: Int, bits: [UInt64], large: [BoundingBox], generation g: UInt64, maximumCells: Int) {
+        guard width > 0, height > 0, width.nonzeroBitCount == 1, height.nonzeroBitCount == 1,
+              width == 2 * height || width == 4 * height, width % 64 == 0,
+              width <= maximumCells / height, bits.count == width * height / 64,
+              large.count <= OccupancyGrid.maximumLarge + 1,
+              large.allSatisfy({ $0.west.isFinite && $0.south.isFinite && $0.east.isFinite && $0.north.isFinite }) else { return nil }
+        self.width = width
+        self.height = height
+        scaleX = Double(width) / 360
+        scaleY = Double(height) / 180
+        lastColumn = Double(width - 1)
+        lastRow = Double(height - 1)
+        self.bits = bits
+        self.large = large
+        generation = g
+    }
+
     /// Sets the cells a box meets, or keeps a large box aside (a box crossing the antimeridian never comes here: the
     /// index stores those as two boxes).
     mutating func mark(_ b: BoundingBox) { mark(count: 1) { _ in b } }

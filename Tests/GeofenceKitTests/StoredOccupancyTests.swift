@@ -1,0 +1,143 @@
+import Foundation
+import XCTest
+import GeofenceKit
+import GeofenceTestSupport
+@testable import GeofenceBase
+@testable import GeofenceIndex
+
+/// The occupancy grid a compiled fence file stores (docs/compiled-fences.md, sections 35 and
+/// 36): the grid the index builds for its miss filter, bit for bit; a fix it screens out meets
+/// no fence by the index's own queries; files without it (version 2) open and build it; a
+/// grid whose shape cannot be is refused.
+final class StoredOccupancyTests: XCTestCase {
+    var dir = ""
+    override func setUp() { dir = makeTemporaryDirectory() }
+    override func tearDown() {
+        CompiledFenceFile.storesOccupancy = true
+        try? FileManager.default.removeItem(atPath: dir)
+    }
+
+    /// Real polygons and circles (antimeridian cases, whole countries among them).
+    func realFences() throws -> [Fence] {
+        let root = CLI.packageRoot.path + "/data/"
+        let set = try FenceSet.load(paths: [root + "ports.csv", root + "us_counties_va_nc.geojson", root + "countries.geojson"], crs: nil)
+        return try set.usable(skipInvalid: true).fences
+    }
+
+    /// 40,000 small circles over the world and a few wide ones (enough leaf lanes for the
+    /// grid to be marked by several workers and merged; wide boxes kept aside).
+    func manyCircles() -> [Fence] {
+        var g = SeededGenerator(seed: 3535)
+        var out: [Fence] = []
+        for k in 0..<40_000 {
+            out.append(.circle(id: "c\(k)", lat: g.uniform(-85, 85), lon: g.uniform(-180, 180), radius: g.uniform(20, 3_000)))
+        }
+        for k in 0..<5 { out.append(.circle(id: "wide\(k)", lat: g.uniform(-60, 60), lon: g.uniform(-170, 170), radius: 5_000_000)) }
+        return out
+    }
+
+    func write(_ fences: [Fence], _ name: String) throws -> (path: String, built: CompiledFences) {
+        let built = try CompiledFences(fences)
+        let path = dir + "/" + name
+        try CompiledFenceFile.write(index: built.index, fences: fences, to: path)
+        return (path, built)
+    }
+
+    func testStoredGridIsTheGridTheIndexBuilds() throws {
+        for (name, fences) in [("real", try realFences()), ("circles", manyCircles())] {
+            let (path, built) = try write(fences, name + ".gfc")
+            let rebuilt = built.index.missFilterGrid(threads: 1)
+            for threads in [1, 3] {
+                let opened = try CompiledFenceFile.open(path: path, threads: threads).index
+                guard let stored = opened.storedOccupancy else { XCTFail("\(name): no stored grid"); continue }
+                XCTAssertEqual(stored.width, rebuilt.width, name)
+                XCTAssertEqual(stored.height, rebuilt.height, name)
+                XCTAssertEqual(stored.bits, rebuilt.bits, name)
+                XCTAssertEqual(stored.large.count, rebuilt.large.count, name)
+                for (a, b) in zip(stored.large, rebuilt.large) { XCTAssertEqual(a, b, name) }
+                XCTAssertEqual(stored.generation, opened.generation, name)
+            }
+            if name == "circles" { XCTAssertFalse(rebuilt.large.isEmpty, "wide circles kept aside") }
+        }
+    }
+
+    /// Every point the opened file's filter screens out meets no fence by `classify` with the
+    /// same window (accuracy); the filter answers as the one built from the fences.
+    func testScreenedPointsMeetNoFence() throws {
+        let (path, built) = try write(manyCircles(), "circles.gfc")
+        let opened = CompiledFences(file: try CompiledFenceFile.open(path: path, threads: 2))
+        let stored = opened.index.missFilter(threads: 1), fresh = built.index.missFilter(threads: 1)
+        var g = SeededGenerator(seed: 77)
+        var screened = 0
+        for _ in 0..<60_000 {
+            let lat = g.uniform(-89, 89), lon = g.uniform(-180, 180), acc = g.next() % 4 == 0 ? g.uniform(0, 5_000) : 0
+            let misses = stored.certainlyMisses(lat: lat, lon: lon, metres: acc)
+            XCTAssertEqual(misses, fresh.certainlyMisses(lat: lat, lon: lon, metres: acc))
+            if misses {
+                screened += 1
+                XCTAssertTrue(opened.index.classify(lat: lat, lon: lon, accuracy: acc).isEmpty, "screened out at \(lat),\(lon) ±\(acc) but meets a fence")
+            }
+        }
+        XCTAssertGreaterThan(screened, 10_000)
+    }
+
+    /// A file without the grid (as version 2 wrote it, with version 2 or 3 in its header)
+    /// opens, gives the same answers and builds the same filter.
+    func testFileWithoutTheGridOpensAndBuildsIt() throws {
+        let fences = try realFences()
+        let (withGrid, _) = try write(fences, "with.gfc")
+        CompiledFenceFile.storesOccupancy = false
+        let (without, _) = try write(fences, "without.gfc")
+        CompiledFenceFile.storesOccupancy = true
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: without)))
+        XCTAssertLessThan(bytes.count, try Data(contentsOf: URL(fileURLWithPath: withGrid)).count)
+        let version2 = dir + "/v2.gfc"
+        bytes[8] = 2
+        CompiledFenceFile.resealChecksums(&bytes)
+        try Data(bytes).write(to: URL(fileURLWithPath: version2))
+        let reference = try CompiledFenceFile.open(path: withGrid).index
+        var g = SeededGenerator(seed: 5)
+        let points = (0..<3_000).map { _ in (g.uniform(-80, 80), g.uniform(-180, 180), g.uniform(0, 10_000)) }
+        for path in [without, version2] {
+            let index = try CompiledFenceFile.open(path: path, threads: 2).index
+            XCTAssertNil(index.storedOccupancy, path)
+            let built = index.missFilter(threads: 1).grid, stored = reference.missFilter(threads: 1).grid
+            XCTAssertEqual(built.bits, stored.bits, path)
+            for (lat, lon, acc) in points {
+                XCTAssertEqual(index.classify(lat: lat, lon: lon, accuracy: acc).map(\.slot), reference.classify(lat: lat, lon: lon, accuracy: acc).map(\.slot))
+            }
+        }
+    }
+
+    /// A grid shape no build makes (not powers of two, bits of another count, too many cells,
+    /// a box not finite) is refused as malformed, checksums resealed.
+    func testImpossibleGridShapesAreRefused() throws {
+        let (path, _) = try write(manyCircles(), "circles.gfc")
+        let good = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        // The shape section's offset, from the section table (id 35).
+        var shapeAt = -1
+        let count = Int(good[16]) | Int(good[17]) << 8
+        for k in 0..<count {
+            let e = 64 + 32 * k
+            if good[e] == 35 { shapeAt = (0..<8).reduce(0) { $0 | Int(good[e + 8 + $1]) << (8 * $1) } }
+        }
+        XCTAssertGreaterThan(shapeAt, 0)
+        func word(_ b: inout [UInt8], _ k: Int, _ v: UInt64) {
+            for i in 0..<8 { b[shapeAt + 8 * k + i] = UInt8(truncatingIfNeeded: v >> (8 * UInt64(i))) }
+        }
+        let width = (0..<8).reduce(UInt64(0)) { $0 | UInt64(good[shapeAt + $1]) << (8 * UInt64($1)) }
+        let height = (0..<8).reduce(UInt64(0)) { $0 | UInt64(good[shapeAt + 8 + $1]) << (8 * UInt64($1)) }
+        let bad = dir + "/bad.gfc"
+        for (what, k, v) in [("width not a power of two", 0, width + 64), ("half the rows", 1, height / 2), ("twice the columns", 0, width * 2),
+                             ("no rows", 1, UInt64(0)), ("huge", 0, UInt64(1) << 40), ("a box not finite", 2, UInt64(Float.nan.bitPattern))] {
+            var b = good
+            word(&b, k, v)
+            CompiledFenceFile.resealChecksums(&b)
+            try Data(b).write(to: URL(fileURLWithPath: bad))
+            XCTAssertThrowsError(try CompiledFenceFile.open(path: bad), what) { e in
+                guard case .input(let i) = e as? GeofenceError, case .malformed = i.kind else { return XCTFail("\(what): \(e)") }
+                XCTAssertTrue(i.message.contains("occupancy"), "\(what): \(i.message)")
+            }
+        }
+    }
+}
