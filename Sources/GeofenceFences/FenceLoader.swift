@@ -76,7 +76,7 @@ public struct FenceLoader {
         }
         if CompiledFenceFile.isCompiled(path: path) {
             // A compiled fence file (detected by its magic bytes): the fences as compiled.
-            return FenceFile(path: path, fences: try CompiledFenceFile.open(path: path).fences(), problems: [])
+            return FenceFile(path: path, fences: try CompiledFenceFile.open(path: path, occupancy: false).fences(), problems: [])
         }
         // Formats our own readers do not claim go through GDAL (FenceLoader+Vector.swift).
         if let source = Self.vectorSource(path: path) { return try loadVector(path: path, source: source) }

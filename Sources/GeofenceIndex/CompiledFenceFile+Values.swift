@@ -34,7 +34,27 @@ extension CompiledFenceFile {
     /// `verticesInRange`: ``PolygonTable/verticesInRange(_:)`` over all the vertices.
     static func checkValues(_ t: FenceTable, _ options: FenceOptionTable, _ r: SectionReader,
                             verticesInRange inRange: Bool) throws(GeofenceError) {
-        for k in 0..<t.recordCount {
+        try checkRecordValues(t, 0..<t.recordCount, r)
+        try checkShapeValues(t, options, r, verticesInRange: inRange)
+    }
+
+    /// ``checkValues(_:_:_:verticesInRange:)`` of the records `range`: positions, radii and
+    /// kind markers (`open` checks the records in parts).
+    static func checkRecordValues(_ t: FenceTable, _ range: Range<Int>, _ r: SectionReader) throws(GeofenceError) {
+        // The first record that fails, found without a bounds check or a throw in the loop;
+        // the loop below then says what is wrong with it.
+        let first = t.circles.withUnsafeBufferPointer { circles in
+            t.slotOf.withUnsafeBufferPointer { slots -> Int in
+                for k in range {
+                    let c = circles[k]
+                    let placed = c.lat.isFinite && (abs(c.lat) <= 90 || c.radius == -1) && c.lon.isFinite && abs(c.lon) <= 180
+                    let sized = slots[k] < 0 ? c.radius == -2 : c.radius == -1 || (c.radius.isFinite && c.radius > 0)
+                    if !(placed && sized) { return k }
+                }
+                return range.upperBound
+            }
+        }
+        for k in first..<range.upperBound {
             let c = t.circles[k]
             guard c.lat.isFinite, abs(c.lat) <= 90 || c.radius == -1, c.lon.isFinite, abs(c.lon) <= 180 else {
                 throw r.bad("record \(k): position out of range")
@@ -46,6 +66,12 @@ extension CompiledFenceFile {
                 guard c.radius.isFinite, c.radius > 0 else { throw r.bad("record \(k): radius \(c.radius) out of range") }
             }
         }
+    }
+
+    /// ``checkValues(_:_:_:verticesInRange:)`` but the records: vertices, part boxes, band
+    /// scales, dwell times.
+    static func checkShapeValues(_ t: FenceTable, _ options: FenceOptionTable, _ r: SectionReader,
+                                 verticesInRange inRange: Bool) throws(GeofenceError) {
         let p = t.polygons
         // The first bad vertex looked for only when there is one.
         let vertices = p.coords.count / 2

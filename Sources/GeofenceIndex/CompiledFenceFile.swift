@@ -71,6 +71,9 @@ public struct CompiledFenceFile: Sendable {
     /// Whether `write` stores the occupancy grid (tests turn it off to write a file as
     /// version 2 wrote it).
     nonisolated(unsafe) static var storesOccupancy = true
+    /// Entry boxes from which `write` stores the occupancy grid: 2^16 (a 2 MB grid, 32 bytes
+    /// a box; 8 MB for a million). Below, the grid costs more bytes a fence than it saves time.
+    nonisolated(unsafe) static var occupancyBoxes = 1 << 16
 
     /// Writes fences compiled into `index` (fresh: built from `fences` in slot order, no
     /// change since) with their options, properties and sources, atomically.
@@ -147,8 +150,9 @@ public struct CompiledFenceFile: Sendable {
         let table = options
         w.put(.optionFlags, table.flags); w.put(.dwellSlots, table.dwellSlots); w.put(.dwellValues, table.dwellValues)
         w.put(.noteSlots, table.noteSlots); w.put(.noteEnds, table.noteEnds); w.put(.noteBytes, table.noteBytes)
-        // The miss filter's occupancy grid, so that opening does not mark every box again.
-        if storesOccupancy {
+        // The miss filter's occupancy grid, so that opening does not mark every box again
+        // (below `occupancyBoxes` boxes, marking them costs about as much as reading it).
+        if storesOccupancy && index.entryCount >= occupancyBoxes {
             let grid = index.missFilterGrid(threads: ProcessInfo.processInfo.activeProcessorCount)
             w.put(.occupancyShape, [UInt64(grid.width), UInt64(grid.height)]
                     + grid.large.flatMap { b in [b.west, b.south, b.east, b.north].map { UInt64($0.bitPattern) } })
@@ -177,7 +181,10 @@ public struct CompiledFenceFile: Sendable {
     ///   `.readFailed` when the file cannot be read, `.malformed` (with what is wrong) when
     ///   it is not a compiled fence file of this version and byte order, or is damaged.
     /// - Complexity: O(file size without the side sections), one read of each byte.
-    public static func open(path: String, threads: Int = 1) throws(GeofenceError) -> CompiledFenceFile {
+    /// `occupancy`: also read the stored occupancy grid (sections 35 and 36), which only the
+    /// miss filter of an evaluation uses; without it, they are only checked (as the side
+    /// sections are) and the filter, if ever asked for, builds the grid.
+    public static func open(path: String, threads: Int = 1, occupancy: Bool = true) throws(GeofenceError) -> CompiledFenceFile {
         let r = try SectionReader(path: path)
         defer { r.close() }
         return try r.withMalformed { () throws(GeofenceError) -> CompiledFenceFile in
@@ -195,6 +202,12 @@ public struct CompiledFenceFile: Sendable {
             for s in [Section.sources, .sourceFiles, .propertyEnds, .propertyBytes] { side[s] = try r.entry(s) }
             let sideChecks = OpenJobs(r)
             for s in [Section.sources, .sourceFiles, .propertyEnds, .propertyBytes] { sideChecks.add(s) { () throws(GeofenceError) in try r.verify(s) } }
+            // The occupancy grid when it is not wanted: checked as the side sections are.
+            if !occupancy {
+                for s in [Section.occupancyShape, .occupancyBits] where (try? r.entry(s)) != nil {
+                    sideChecks.add(s) { () throws(GeofenceError) in try r.verify(s) }
+                }
+            }
             try sideChecks.run(threads: threads)
             let reads = OpenJobs(r)
             let idBytes = Held<[UInt8]>([]), idEnds = Held<[UInt32]>([]), recordOf = Held<[Int32]>([]), slotOf = Held<[Int32]>([])
@@ -244,7 +257,7 @@ public struct CompiledFenceFile: Sendable {
             reads.add(.noteEnds) { () throws(GeofenceError) in noteEnds.value = try r.array(.noteEnds) }
             reads.add(.noteBytes) { () throws(GeofenceError) in noteBytes.value = try r.array(.noteBytes) }
             // The occupancy grid (files of version 2 have none: built when first needed).
-            let hasGrid = (try? r.entry(.occupancyShape)) != nil || (try? r.entry(.occupancyBits)) != nil
+            let hasGrid = occupancy && ((try? r.entry(.occupancyShape)) != nil || (try? r.entry(.occupancyBits)) != nil)
             let gridShape = Held<[UInt64]>([]), gridBits = Held<[UInt64]>([])
             if hasGrid {
                 reads.add(.occupancyShape) { () throws(GeofenceError) in gridShape.value = try r.array(.occupancyShape) }
@@ -291,10 +304,21 @@ public struct CompiledFenceFile: Sendable {
             // The checks, in this order (each reads the arrays only), at once on `threads` threads.
             let checks = OpenJobs(r)
             let table = t
+            // Slots and records, in parts (the largest check of a circle set), the identifiers'
+            // order computed beside them and compared in parts once they all pass.
+            let parts = Swift.max(1, Swift.min(threads, records / 65_536))
             checks.add(size: n) { () throws(GeofenceError) in
                 try r.offsets(table.ids.ends, count: n + 1, total: table.ids.bytes.count, "identifier")
-                try checkSlots(table, records: records, r)
             }
+            for k in 0..<parts {
+                checks.add(size: 2 * records / parts) { () throws(GeofenceError) in
+                    try checkRecords(table, records * k / parts..<records * (k + 1) / parts, r)
+                    try checkSlotRecords(table, n * k / parts..<n * (k + 1) / parts, r)
+                    try checkRecordValues(table, records * k / parts..<records * (k + 1) / parts, r)
+                }
+            }
+            let order = Held<[Int32]>([])
+            checks.add(size: records) { () throws(GeofenceError) in order.value = table.computeIdentifierOrder() }
             checks.add(size: table.polygons.coords.count / 2 + table.polygons.bandEdges.count) { () throws(GeofenceError) in
                 try checkTable(table, r, largestEdge: largestEdge.value)
             }
@@ -312,10 +336,20 @@ public struct CompiledFenceFile: Sendable {
                 shaped.value = checked
             }
             checks.add(size: n) { () throws(GeofenceError) in try checkOptions(options, r) }
-            checks.add(size: records + table.polygons.coords.count / 2) { () throws(GeofenceError) in
-                try checkValues(table, options, r, verticesInRange: verticesInRange.value)
+            checks.add(size: table.polygons.coords.count / 2) { () throws(GeofenceError) in
+                try checkShapeValues(table, options, r, verticesInRange: verticesInRange.value)
             }
             try checks.run(threads: threads)
+            let ranked = order.take()
+            guard ranked.count == n, !ranked.contains(-1) else { throw r.bad("order keys repeated") }
+            let comparisons = OpenJobs(r)
+            for k in 0..<parts {
+                comparisons.add(size: n / parts) { () throws(GeofenceError) in
+                    let from = Swift.max(1, n * k / parts)
+                    try checkIdentifierOrder(table, ranked, from..<Swift.max(from, n * (k + 1) / parts), r)
+                }
+            }
+            try comparisons.run(threads: threads)
 
             var index = FenceIndex()
             index.table = t
@@ -381,11 +415,32 @@ public struct CompiledFenceFile: Sendable {
     }
 
     /// Slots and records map to each other, live bits agree, and the order keys rank the
-    /// identifiers: every live record's key is `2 (i + 1)` for a distinct `i < n`, holes
-    /// have key 0, and the identifiers ascend strictly in key order.
-    static func checkSlots(_ t: FenceTable, records: Int, _ r: SectionReader) throws(GeofenceError) {
+    /// identifiers (every live record's key is `2 (i + 1)` for a distinct `i < n`, holes
+    /// have key 0, and the identifiers ascend strictly in key order): `open` runs these
+    /// checks in parts, this one, ``checkSlotRecords(_:_:_:)`` and
+    /// ``checkIdentifierOrder(_:_:_:_:)``.
+    ///
+    /// Records `range`: slot in range, live bit as the slot says, order key as a live record
+    /// or a hole has it.
+    static func checkRecords(_ t: FenceTable, _ range: Range<Int>, _ r: SectionReader) throws(GeofenceError) {
         let n = t.slotCount
-        for k in 0..<records {
+        // The first record that fails, found without a bounds check or a throw in the loop;
+        // the loop below then says what is wrong with it.
+        let first = t.slotOf.withUnsafeBufferPointer { slots in
+            t.orderKeys.withUnsafeBufferPointer { keys in
+                t.alive.withUnsafeBufferPointer { alive -> Int in
+                    for k in range {
+                        let s = Int(slots[k]), key = keys[k]
+                        let live = alive[k &>> 6] &>> UInt64(k & 63) & 1 != 0
+                        let ok = s >= -1 && s < n && live == (s >= 0)
+                            && (s < 0 ? key == 0 : key >= 2 && key & 1 == 0 && Int(key / 2) <= n)
+                        if !ok { return k }
+                    }
+                    return range.upperBound
+                }
+            }
+        }
+        for k in first..<range.upperBound {
             let s = t.slotOf[k]
             guard s >= -1 && Int(s) < n else { throw r.bad("record \(k) refers out of range") }
             guard t.isLive(record: k) == (s >= 0) else { throw r.bad("record \(k): live bit and slot disagree") }
@@ -396,33 +451,66 @@ public struct CompiledFenceFile: Sendable {
                 guard key >= 2, key & 1 == 0, Int(key / 2) <= n else { throw r.bad("record \(k): order key \(key) out of range") }
             }
         }
-        for s in 0..<n {
+    }
+
+    /// Slots `range`: each slot's record maps back to it.
+    static func checkSlotRecords(_ t: FenceTable, _ range: Range<Int>, _ r: SectionReader) throws(GeofenceError) {
+        let records = t.recordCount
+        for s in range {
             let k = t.recordOf[s]
             guard k >= 0 && Int(k) < records && t.slotOf[Int(k)] == Int32(s) else { throw r.bad("slot \(s) and its record disagree") }
         }
-        let order = t.computeIdentifierOrder()
-        guard order.count == n, !order.contains(-1) else { throw r.bad("order keys repeated") }
-        for k in 1..<max(1, n) where !t.ids.precedes(Int(order[k - 1]), Int(order[k])) {
-            throw r.bad("identifiers out of order or repeated at \(k)")
+    }
+
+    /// Ranks `range` (from 1): the identifier ranked k follows the one ranked k − 1, strictly
+    /// (bytewise). `order`: slots by rank, each in range; identifier offsets already checked.
+    static func checkIdentifierOrder(_ t: FenceTable, _ order: [Int32], _ range: Range<Int>, _ r: SectionReader) throws(GeofenceError) {
+        let bad = t.ids.bytes.withUnsafeBufferPointer { bytes in
+            t.ids.ends.withUnsafeBufferPointer { ends in
+                order.withUnsafeBufferPointer { order -> Int? in
+                    let base = bytes.baseAddress ?? UnsafePointer(bitPattern: 1)!
+                    for k in range {
+                        let a = Int(order[k &- 1]), b = Int(order[k])
+                        let a0 = Int(ends[a]), a1 = Int(ends[a &+ 1]), b0 = Int(ends[b]), b1 = Int(ends[b &+ 1])
+                        let la = a1 &- a0, lb = b1 &- b0, common = Swift.min(la, lb)
+                        let c = common > 0 ? memcmp(base + a0, base + b0, common) : 0
+                        if c > 0 || (c == 0 && la >= lb) { return k }
+                    }
+                    return nil
+                }
+            }
         }
+        if let k = bad { throw r.bad("identifiers out of order or repeated at \(k)") }
     }
 
     /// The option tables' lengths and offsets agree, their slots increase and carry the flag.
     static func checkOptions(_ o: FenceOptionTable, _ r: SectionReader) throws(GeofenceError) {
         let n = o.count
-        func slots(_ list: [Int32], flag: UInt8, _ what: String) throws(GeofenceError) {
+        func slots(_ list: [Int32], flag: UInt8, count: Int, _ what: String) throws(GeofenceError) {
             var prev = -1
             for s in list {
                 guard Int(s) > prev, Int(s) < n, o.flags[Int(s)] & flag != 0 else { throw r.bad("\(what) slots out of order or range") }
                 prev = Int(s)
             }
-            guard o.flags.lazy.filter({ $0 & flag != 0 }).count == list.count else { throw r.bad("\(what) flags and slots disagree") }
+            guard count == list.count else { throw r.bad("\(what) flags and slots disagree") }
         }
-        try slots(o.dwellSlots, flag: FenceOptionTable.hasDwell, "dwell")
+        // The flags counted in one pass (a byte each).
+        var dwells = 0, notes = 0, unknown: UInt8 = 0
+        o.flags.withUnsafeBufferPointer { flags in
+            for f in flags {
+                dwells &+= Int(f >> 4 & 1)
+                notes &+= Int(f >> 3 & 1)
+                unknown |= f & 0xE0
+            }
+        }
+        guard unknown == 0 else {
+            let f = o.flags.first { $0 >= 32 }!
+            throw r.bad("unknown option flags \(f)")
+        }
+        try slots(o.dwellSlots, flag: FenceOptionTable.hasDwell, count: dwells, "dwell")
         guard o.dwellValues.count == o.dwellSlots.count else { throw r.bad("\(o.dwellValues.count) dwell times for \(o.dwellSlots.count) slots") }
-        try slots(o.noteSlots, flag: FenceOptionTable.hasNote, "note")
+        try slots(o.noteSlots, flag: FenceOptionTable.hasNote, count: notes, "note")
         try r.offsets(o.noteEnds, count: o.noteSlots.count + 1, total: o.noteBytes.count, "note")
-        for f in o.flags where f >= 32 { throw r.bad("unknown option flags \(f)") }
     }
 
     /// Node starts as a tree of `count` entries has them, and leaf lanes one per record.

@@ -11,9 +11,13 @@ import GeofenceTestSupport
 /// grid whose shape cannot be is refused.
 final class StoredOccupancyTests: XCTestCase {
     var dir = ""
-    override func setUp() { dir = makeTemporaryDirectory() }
+    override func setUp() {
+        dir = makeTemporaryDirectory()
+        CompiledFenceFile.occupancyBoxes = 0   // every file here stores its grid
+    }
     override func tearDown() {
         CompiledFenceFile.storesOccupancy = true
+        CompiledFenceFile.occupancyBoxes = 1 << 16
         try? FileManager.default.removeItem(atPath: dir)
     }
 
@@ -109,6 +113,40 @@ final class StoredOccupancyTests: XCTestCase {
         }
     }
 
+    /// Below `occupancyBoxes` entry boxes no grid is stored (the filter builds it).
+    func testSmallSetsStoreNoGrid() throws {
+        CompiledFenceFile.occupancyBoxes = 1 << 16
+        let (small, _) = try write(try realFences(), "small.gfc")
+        XCTAssertNil(try CompiledFenceFile.open(path: small).index.storedOccupancy)
+        CompiledFenceFile.occupancyBoxes = 40_000
+        let (large, _) = try write(manyCircles(), "large.gfc")
+        XCTAssertNotNil(try CompiledFenceFile.open(path: large).index.storedOccupancy)
+    }
+
+    /// Opened without the grid (commands that only list or write the fences back): not read,
+    /// but still checked: a flipped bit in it is refused as in any section.
+    func testOpenedWithoutTheGridItIsStillChecked() throws {
+        let (path, _) = try write(try realFences(), "real.gfc")
+        XCTAssertNil(try CompiledFenceFile.open(path: path, occupancy: false).index.storedOccupancy)
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        let count = Int(bytes[16]) | Int(bytes[17]) << 8
+        var bitsAt = -1
+        for k in 0..<count where bytes[64 + 32 * k] == 36 {
+            bitsAt = (0..<8).reduce(0) { $0 | Int(bytes[64 + 32 * k + 8 + $1]) << (8 * $1) }
+        }
+        XCTAssertGreaterThan(bitsAt, 0)
+        bytes[bitsAt + 100] ^= 0x04
+        let bad = dir + "/flipped.gfc"
+        try Data(bytes).write(to: URL(fileURLWithPath: bad))
+        for occupancy in [false, true] {
+            for threads in [1, 2] {
+                XCTAssertThrowsError(try CompiledFenceFile.open(path: bad, threads: threads, occupancy: occupancy)) { e in
+                    XCTAssertTrue("\(e)".contains("checksum mismatch in section occupancyBits"), "\(e)")
+                }
+            }
+        }
+    }
+
     /// A grid shape no build makes (not powers of two, bits of another count, too many cells,
     /// a box not finite) is refused as malformed, checksums resealed.
     func testImpossibleGridShapesAreRefused() throws {
@@ -138,6 +176,59 @@ final class StoredOccupancyTests: XCTestCase {
                 guard case .input(let i) = e as? GeofenceError, case .malformed = i.kind else { return XCTFail("\(what): \(e)") }
                 XCTAssertTrue(i.message.contains("occupancy"), "\(what): \(i.message)")
             }
+        }
+    }
+}
+
+/// The checks `open` runs in parts for large files (records, slots, identifier order): the
+/// same error at every thread count for damage behind valid checksums in any part.
+final class CheckPartsTests: XCTestCase {
+    func testChecksInPartsGiveTheErrorOfOnePiece() throws {
+        let dir = makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        var g = SeededGenerator(seed: 909)
+        let fences = (0..<140_000).map { k in Fence.circle(id: "f\(k)", lat: g.uniform(-80, 80), lon: g.uniform(-180, 180), radius: 100) }
+        let built = try CompiledFences(fences)
+        let path = dir + "/many.gfc", bad = dir + "/bad.gfc"
+        try CompiledFenceFile.write(index: built.index, fences: fences, to: path)
+        let good = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        func offset(_ id: UInt8) -> Int {
+            let count = Int(good[16]) | Int(good[17]) << 8
+            for k in 0..<count where good[64 + 32 * k] == id { return (0..<8).reduce(0) { $0 | Int(good[64 + 32 * k + 8 + $1]) << (8 * $1) } }
+            return -1
+        }
+        func put32(_ b: inout [UInt8], _ at: Int, _ v: UInt32) { for i in 0..<4 { b[at + i] = UInt8(truncatingIfNeeded: v >> (8 * UInt32(i))) } }
+        func get32(_ b: [UInt8], _ at: Int) -> UInt32 { (0..<4).reduce(UInt32(0)) { $0 | UInt32(b[at + $1]) << (8 * UInt32($1)) } }
+        var cases: [(String, [UInt8])] = []
+        for record in [3, 70_001, 139_998] {
+            var b = good
+            put32(&b, offset(7) + 4 * record, 0x7FFF_FFFF)           // slotOf out of range
+            cases.append(("slot of record \(record)", b))
+            b = good
+            let keys = offset(9), other = record == 3 ? 100_000 : 5
+            let k1 = get32(b, keys + 4 * record), k2 = get32(b, keys + 4 * other)
+            put32(&b, keys + 4 * record, k2); put32(&b, keys + 4 * other, k1)   // two ranks swapped
+            cases.append(("order keys of records \(record) and \(other) swapped", b))
+            b = good
+            let radius = offset(5) + 24 * record + 16
+            for i in 0..<8 { b[radius + i] = UInt8(truncatingIfNeeded: (-5.0).bitPattern >> (8 * UInt64(i))) }
+            cases.append(("radius of record \(record)", b))
+        }
+        for (what, bytes) in cases {
+            var b = bytes
+            CompiledFenceFile.resealChecksums(&b)
+            try Data(b).write(to: URL(fileURLWithPath: bad))
+            var messages: [String] = []
+            for threads in [1, 2, 3] {
+                do {
+                    _ = try CompiledFenceFile.open(path: bad, threads: threads)
+                    XCTFail("\(what): opened with \(threads) threads")
+                } catch {
+                    messages.append("\(error)")
+                }
+            }
+            XCTAssertEqual(Set(messages).count, 1, "\(what): \(messages)")
+            XCTAssertTrue(messages[0].contains("compiled fence file"), "\(what): \(messages[0])")
         }
     }
 }
