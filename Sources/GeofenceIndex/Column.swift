@@ -19,6 +19,13 @@ package struct Column<Element: BitwiseCopyable>: RandomAccessCollection, @unchec
         store.count = count
     }
 
+    /// `count` copies of `value` in memory of its own.
+    package init(repeating value: Element, count: Int) {
+        store = Store(capacity: count)
+        if count > 0 { store.pointer.initialize(repeating: value, count: count) }
+        store.count = count
+    }
+
     /// The values in `region`, in place: its length must be a whole number of elements and
     /// its start aligned for them.
     package init(region: MappedRegion) {
@@ -52,6 +59,13 @@ package struct Column<Element: BitwiseCopyable>: RandomAccessCollection, @unchec
     package func withUnsafeBufferPointer<R, E: Error>(_ body: (UnsafeBufferPointer<Element>) throws(E) -> R) throws(E) -> R {
         defer { withExtendedLifetime(store) {} }
         return try body(UnsafeBufferPointer(start: store.pointer, count: store.count))
+    }
+
+    /// The values, writable (copied first into memory of its own when mapped or shared).
+    package mutating func withUnsafeMutableBufferPointer<R, E: Error>(_ body: (UnsafeMutableBufferPointer<Element>) throws(E) -> R) throws(E) -> R {
+        makeUnique(capacity: store.count)
+        defer { withExtendedLifetime(store) {} }
+        return try body(UnsafeMutableBufferPointer(start: store.pointer, count: store.count))
     }
 
     package func withUnsafeBytes<R, E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {

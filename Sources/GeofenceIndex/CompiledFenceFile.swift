@@ -42,7 +42,7 @@ public struct CompiledFenceFile: Sendable {
         case noteEnds = 26, noteBytes
         case sources, sourceFiles, propertyEnds, propertyBytes
         case dwellSlots, dwellValues, noteSlots
-        case occupancyShape, occupancyBits
+        case occupancyShape, occupancyBits, occupancyGrown
     }
 
     struct Entry {
@@ -153,10 +153,12 @@ public struct CompiledFenceFile: Sendable {
         // The miss filter's occupancy grid, so that opening does not mark every box again
         // (below `occupancyBoxes` boxes, marking them costs about as much as reading it).
         if storesOccupancy && index.entryCount >= occupancyBoxes {
-            let grid = index.missFilterGrid(threads: ProcessInfo.processInfo.activeProcessorCount)
+            let filter = MissFilter(grid: index.missFilterGrid(threads: ProcessInfo.processInfo.activeProcessorCount))
+            let grid = filter.grid
             w.put(.occupancyShape, [UInt64(grid.width), UInt64(grid.height)]
                     + grid.large.flatMap { b in [b.west, b.south, b.east, b.north].map { UInt64($0.bitPattern) } })
             w.put(.occupancyBits, grid.bits)
+            w.put(.occupancyGrown, filter.grown)
         }
         // Side sections: sources and properties.
         w.put(.sources, sides.sources)
@@ -181,7 +183,7 @@ public struct CompiledFenceFile: Sendable {
     ///   `.readFailed` when the file cannot be read, `.malformed` (with what is wrong) when
     ///   it is not a compiled fence file of this version and byte order, or is damaged.
     /// - Complexity: O(file size without the side sections), one read of each byte.
-    /// `occupancy`: also read the stored occupancy grid (sections 35 and 36), which only the
+    /// `occupancy`: also read the stored occupancy grid (sections 35 to 37), which only the
     /// miss filter of an evaluation uses; without it, they are only checked (as the side
     /// sections are) and the filter, if ever asked for, builds the grid.
     public static func open(path: String, threads: Int = 1, occupancy: Bool = true) throws(GeofenceError) -> CompiledFenceFile {
@@ -204,7 +206,7 @@ public struct CompiledFenceFile: Sendable {
             for s in [Section.sources, .sourceFiles, .propertyEnds, .propertyBytes] { sideChecks.add(s) { () throws(GeofenceError) in try r.verify(s) } }
             // The occupancy grid when it is not wanted: checked as the side sections are.
             if !occupancy {
-                for s in [Section.occupancyShape, .occupancyBits] where (try? r.entry(s)) != nil {
+                for s in [Section.occupancyShape, .occupancyBits, .occupancyGrown] where (try? r.entry(s)) != nil {
                     sideChecks.add(s) { () throws(GeofenceError) in try r.verify(s) }
                 }
             }
@@ -257,11 +259,13 @@ public struct CompiledFenceFile: Sendable {
             reads.add(.noteEnds) { () throws(GeofenceError) in noteEnds.value = try r.array(.noteEnds) }
             reads.add(.noteBytes) { () throws(GeofenceError) in noteBytes.value = try r.array(.noteBytes) }
             // The occupancy grid (files of version 2 have none: built when first needed).
-            let hasGrid = occupancy && ((try? r.entry(.occupancyShape)) != nil || (try? r.entry(.occupancyBits)) != nil)
-            let gridShape = Held<[UInt64]>([]), gridBits = Held<[UInt64]>([])
+            // Plain bits, used in place where the file is mapped (as polygon vertices are).
+            let hasGrid = occupancy && [Section.occupancyShape, .occupancyBits, .occupancyGrown].contains { (try? r.entry($0)) != nil }
+            let gridShape = Held<[UInt64]>([]), gridBits = Held(Column<UInt64>()), gridGrown = Held(Column<UInt64>())
             if hasGrid {
                 reads.add(.occupancyShape) { () throws(GeofenceError) in gridShape.value = try r.array(.occupancyShape) }
-                reads.add(.occupancyBits) { () throws(GeofenceError) in gridBits.value = try r.array(.occupancyBits) }
+                reads.add(.occupancyBits) { () throws(GeofenceError) in gridBits.value = try r.column(.occupancyBits) }
+                reads.add(.occupancyGrown) { () throws(GeofenceError) in gridGrown.value = try r.column(.occupancyGrown) }
             }
             try reads.run(threads: threads)
 
@@ -367,7 +371,11 @@ public struct CompiledFenceFile: Sendable {
                                                generation: index.generation, maximumCells: MissFilter.maximumCells) else {
                     throw r.bad("the occupancy grid's \(shape[0]) × \(shape[1]) cells do not match its bits or limits")
                 }
-                index.storedOccupancy = grid
+                let grown = gridGrown.take()
+                guard grown.count == grid.bits.count else {
+                    throw r.bad("the grown occupancy grid has \(grown.count) words, the grid \(grid.bits.count)")
+                }
+                index.storedMissFilter = MissFilter(grid: grid, grown: grown)
             }
             return CompiledFenceFile(path: path, index: index, options: options, side: side)
         }

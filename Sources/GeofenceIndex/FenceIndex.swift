@@ -37,9 +37,9 @@ public struct FenceIndex: Sendable {
     var deadEntries = 0
     /// Changes with every build and change (see `CandidateCache`).
     var generation = IndexGeneration.next()
-    /// The miss filter's grid as a compiled fence file stored it, for this generation only
-    /// (a change makes `missFilter` build a new one).
-    var storedOccupancy: OccupancyGrid? = nil
+    /// The miss filter as a compiled fence file stored it, for this generation only (a change
+    /// makes `missFilter` build a new one).
+    var storedMissFilter: MissFilter? = nil
 
     /// Changes kept unsorted before they are packed into the second tree.
     static let tailLimit = 64

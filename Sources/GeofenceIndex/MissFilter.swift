@@ -18,7 +18,7 @@
 public struct MissFilter: Sendable {
     let grid: OccupancyGrid
     /// The grid with every set cell grown to its eight neighbours (columns wrap at ±180°).
-    let grown: [UInt64]
+    let grown: Column<UInt64>
     /// Whether the grid can answer at all (not too many continent-sized boxes).
     public let isUsable: Bool
     /// The largest window radius (metres) answered by one bit (plus the large boxes).
@@ -55,9 +55,17 @@ public struct MissFilter: Sendable {
     static let cosFastLatitude = 0.17
 
     init(grid: OccupancyGrid) {
+        self.init(grid: grid, grown: MissFilter.grow(grid))
+    }
+
+    /// A filter from a grid and that grid grown (``grow(_:)``), as a compiled fence file
+    /// stores them (docs/compiled-fences.md).
+    /// - Precondition: `grown` has as many words as the grid's bits.
+    init(grid: OccupancyGrid, grown: Column<UInt64>) {
+        precondition(grown.count == grid.bits.count, "a grown grid of the grid's size")
         self.grid = grid
         isUsable = grid.large.count <= OccupancyGrid.maximumLarge
-        grown = MissFilter.grow(grid)
+        self.grown = grown
         let cellHeight = 180 / Double(grid.height), cellWidth = 360 / Double(grid.width)
         fastMetres = MissFilter.fastMetres(cellHeight: cellHeight, cellWidth: cellWidth)
         let dx = cellWidth + OccupancyGrid.slack, dy = cellHeight + OccupancyGrid.slack
@@ -85,10 +93,10 @@ public struct MissFilter: Sendable {
     /// The grid's bits grown by one cell each way: along a row with wrap-around (word by word,
     /// the row being a whole number of words), then across rows (none beyond the poles), three
     /// rows grown along at a time.
-    static func grow(_ grid: OccupancyGrid) -> [UInt64] {
+    static func grow(_ grid: OccupancyGrid) -> Column<UInt64> {
         let perRow = grid.width / 64, rows = grid.height
-        guard perRow > 0, grid.width % 64 == 0, grid.bits.count == perRow * rows else { return grid.bits.map { _ in .max } }
-        var out = [UInt64](repeating: 0, count: grid.bits.count)
+        guard perRow > 0, grid.width % 64 == 0, grid.bits.count == perRow * rows else { return Column(repeating: .max, count: grid.bits.count) }
+        var out = Column<UInt64>(repeating: 0, count: grid.bits.count)
         // Rows y - 1, y and y + 1 grown along themselves, row y in slot y % 3.
         var along = [UInt64](repeating: 0, count: 3 * perRow)
         grid.bits.withUnsafeBufferPointer { b in
@@ -176,7 +184,7 @@ extension FenceIndex {
     /// ``MissFilter/matches(_:)``), its grid marked by up to `threads` workers.
     /// - Complexity: O(n) for n entries, plus O(grid cells / 64).
     public func missFilter(threads: Int = 1) -> MissFilter {
-        if let stored = storedOccupancy, stored.generation == generation { return MissFilter(grid: stored) }
+        if let stored = storedMissFilter, stored.grid.generation == generation { return stored }
         return MissFilter(grid: missFilterGrid(threads: threads))
     }
 

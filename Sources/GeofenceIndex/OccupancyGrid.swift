@@ -14,7 +14,7 @@
 /// never wrong.
 struct OccupancyGrid: Sendable {
     /// One bit per cell, row-major (`width` cells per row, `height` rows).
-    var bits: [UInt64] = []
+    var bits = Column<UInt64>()
     var width = 0, height = 0
     /// Cells per degree of longitude and of latitude; the last column and row, as doubles.
     var scaleX = 0.0, scaleY = 0.0, lastColumn = 0.0, lastRow = 0.0
@@ -54,7 +54,7 @@ struct OccupancyGrid: Sendable {
         scaleY = Double(height) / 180
         lastColumn = Double(width - 1)
         lastRow = Double(height - 1)
-        bits = [UInt64](repeating: 0, count: (cells + 63) / 64)
+        bits = Column(repeating: 0, count: (cells + 63) / 64)
         generation = g
     }
 
@@ -64,7 +64,7 @@ struct OccupancyGrid: Sendable {
     /// not powers of two with 2 or 4 columns per row, more than `maximumCells` cells, a
     /// row not a whole number of words, a bit count that does not match, a large box not
     /// finite.
-    init?(width: Int, height: Int, bits: [UInt64], large: [BoundingBox], generation g: UInt64, maximumCells: Int) {
+    init?(width: Int, height: Int, bits: Column<UInt64>, large: [BoundingBox], generation g: UInt64, maximumCells: Int) {
         guard width > 0, height > 0, width.nonzeroBitCount == 1, height.nonzeroBitCount == 1,
               width == 2 * height || width == 4 * height, width % 64 == 0,
               width <= maximumCells / height, bits.count == width * height / 64,
@@ -125,6 +125,7 @@ struct OccupancyGrid: Sendable {
     /// Adds the cells and large boxes of a grid of the same size.
     mutating func merge(_ other: OccupancyGrid) {
         precondition(other.bits.count == bits.count, "grids of the same size")
+        let other = other
         bits.withUnsafeMutableBufferPointer { b in
             other.bits.withUnsafeBufferPointer { o in
                 for i in b.indices { b[i] |= o[i] }

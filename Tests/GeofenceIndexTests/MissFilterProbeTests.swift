@@ -86,7 +86,7 @@ final class MissFilterProbeTests: XCTestCase {
         for cells in [1 << 12, 1 << 13, 1 << 15] {
             var grid = OccupancyGrid(boxes: cells, generation: 1, cellsPerBox: 1, maximumCells: cells)
             let w = grid.width, h = grid.height
-            func bit(_ bits: [UInt64], _ x: Int, _ y: Int) -> Bool { let c = y * w + x; return bits[c >> 6] & (1 << UInt64(c & 63)) != 0 }
+            func bit(_ bits: Column<UInt64>, _ x: Int, _ y: Int) -> Bool { let c = y * w + x; return bits[c >> 6] & (1 << UInt64(c & 63)) != 0 }
             for _ in 0..<(cells / 200) {
                 let c = rng.int(0..<(w * h))
                 grid.bits[c >> 6] |= 1 << UInt64(c & 63)
