@@ -3,8 +3,8 @@ import GeofenceBase
 
 /// A compiled fence file (`.gfc`, docs/compiled-fences.md): the fences as the index
 /// compiled them (circle records, polygon arrays, identifiers, slot and record maps, the
-/// packed R-tree), their options, and, in side sections read only on demand, their
-/// properties and source locations. Little-endian, versioned, one 64-bit checksum per
+/// packed R-tree), their options, and, in side sections read (and checked) only on demand,
+/// their properties and source locations. Little-endian, versioned, one 64-bit checksum per
 /// section. Opening reads each section straight into the index's flat arrays (one copy,
 /// no parse, no per-fence allocation) after checking the header, every checksum and
 /// every offset, so a damaged file is refused instead of answering wrongly.
@@ -184,8 +184,9 @@ public struct CompiledFenceFile: Sendable {
     ///   it is not a compiled fence file of this version and byte order, or is damaged.
     /// - Complexity: O(file size without the side sections), one read of each byte.
     /// `occupancy`: also read the stored occupancy grid (sections 35 to 37), which only the
-    /// miss filter of an evaluation uses; without it, they are only checked (as the side
-    /// sections are) and the filter, if ever asked for, builds the grid.
+    /// miss filter of an evaluation uses; without it, they are not read (as the side sections
+    /// are not: `fences()` reads and checks those) and the filter, if ever asked for, builds
+    /// the grid.
     public static func open(path: String, threads: Int = 1, occupancy: Bool = true) throws(GeofenceError) -> CompiledFenceFile {
         let r = try SectionReader(path: path)
         defer { r.close() }
@@ -197,20 +198,11 @@ public struct CompiledFenceFile: Sendable {
             }
             guard meta[2] == meta[0] else { throw r.bad("\(meta[2]) live fences of \(meta[0]) slots; a compiled file holds only live fences") }
             let n = Int(meta[0]), records = Int(meta[1]), live = n, treeCount = Int(meta[3])
-            // The side sections are checked first (mapped while hashed, unmapped before the other
-            // sections are read: their pages add nothing to the peak), read only when a command
-            // needs the fences; then every section the queries use, read into its array.
+            // The side sections must be there (the header put them inside the file); they are
+            // read, and their checksums checked, only when a command needs the fences
+            // (`fences()`). Every section the queries use is read into its array and checked.
             var side: [Section: Entry] = [:]
             for s in [Section.sources, .sourceFiles, .propertyEnds, .propertyBytes] { side[s] = try r.entry(s) }
-            let sideChecks = OpenJobs(r)
-            for s in [Section.sources, .sourceFiles, .propertyEnds, .propertyBytes] { sideChecks.add(s) { () throws(GeofenceError) in try r.verify(s) } }
-            // The occupancy grid when it is not wanted: checked as the side sections are.
-            if !occupancy {
-                for s in [Section.occupancyShape, .occupancyBits, .occupancyGrown] where (try? r.entry(s)) != nil {
-                    sideChecks.add(s) { () throws(GeofenceError) in try r.verify(s) }
-                }
-            }
-            try sideChecks.run(threads: threads)
             let reads = OpenJobs(r)
             let idBytes = Held<[UInt8]>([]), idEnds = Held<[UInt32]>([]), recordOf = Held<[Int32]>([]), slotOf = Held<[Int32]>([])
             let alive = Held<[UInt64]>([]), orderKeys = Held<[UInt32]>([]), circles = Held<[CompiledCircle]>([]), splitWords = Held<[UInt32]>([])

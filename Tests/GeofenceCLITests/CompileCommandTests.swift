@@ -96,9 +96,16 @@ final class CompileCommandTests: XCTestCase {
         let truncated = CLI.tempPath("truncated.gfc"), flipped = CLI.tempPath("flipped.gfc")
         defer { for p in [truncated, flipped] { try? FileManager.default.removeItem(atPath: p) } }
         try Data(bytes[0..<(bytes.count / 2)]).write(to: URL(fileURLWithPath: truncated))
-        bytes[bytes.count - 100] ^= 0x10
-        try Data(bytes).write(to: URL(fileURLWithPath: flipped))
-        for (path, what) in [(truncated, "truncated"), (flipped, "checksum mismatch")] {
+        // A byte of the circle records (section 5), which every command reads.
+        func sectionOffset(_ id: UInt8) -> Int {
+            let count = Int(bytes[16]) | Int(bytes[17]) << 8
+            for k in 0..<count where bytes[64 + 32 * k] == id { return (0..<8).reduce(0) { $0 | Int(bytes[64 + 32 * k + 8 + $1]) << (8 * $1) } }
+            return -1
+        }
+        var records = bytes
+        records[sectionOffset(5) + 100] ^= 0x10
+        try Data(records).write(to: URL(fileURLWithPath: flipped))
+        for (path, what) in [(truncated, "truncated"), (flipped, "checksum mismatch in section circles")] {
             for cmd in [["nearest", "--at", "36.85,-76.30"], ["subset", "--bbox", "-80,35,-75,38"]] {
                 let r = try CLI.run(cmd + ["--fences", path])
                 XCTAssertEqual(r.status, 65, r.stderr)
@@ -106,5 +113,17 @@ final class CompileCommandTests: XCTestCase {
                 XCTAssertEqual(r.stdout, "")
             }
         }
+        // A byte of the properties (a side section, the last one): refused by the commands that
+        // read the fences back (subset); one that answers from the index alone answers as from
+        // the intact file.
+        bytes[bytes.count - 100] ^= 0x10
+        try Data(bytes).write(to: URL(fileURLWithPath: flipped))
+        let subset = try CLI.run(["subset", "--bbox", "-80,35,-75,38", "--fences", flipped])
+        XCTAssertEqual(subset.status, 65, subset.stderr)
+        XCTAssertTrue(subset.stderr.contains("\(flipped): damaged compiled fence file") && subset.stderr.contains("checksum mismatch in section propertyBytes"), subset.stderr)
+        XCTAssertEqual(subset.stdout, "")
+        let nearest = try CLI.run(["nearest", "--at", "36.85,-76.30", "--fences", flipped])
+        XCTAssertEqual(nearest.status, 0, nearest.stderr)
+        XCTAssertEqual(nearest.stdout, try CLI.run(["nearest", "--at", "36.85,-76.30", "--fences", out]).stdout)
     }
 }
