@@ -29,14 +29,23 @@ public struct CoreSharing: Sendable {
         case pipelined
     }
 
-    /// Counted batches between two tries of the mode not in use.
+    /// Counted batches between two tries of the mode not in use (besides the early tries at
+    /// ``earlyProbes``).
     public static let probeInterval = 16
+    /// Counted batches after which the mode not in use is tried once more early on: the first
+    /// measure of the mode tried first is taken on a cold start (caches, pages, tables still
+    /// growing) and may make it look dearer than it is.
+    public static let earlyProbes: Set<Int> = [4, 8]
+    /// Counted costs kept per mode; its estimate is their least. Other work on the machine
+    /// only ever adds time, so one slow batch does not make a mode look dear, while a real
+    /// change along the log shows within this many batches of the mode.
+    public static let window = 3
 
     /// The mode of the next batch.
     public private(set) var mode: Mode = .split
     private let threads: Int
-    /// Seconds per fix, smoothed, per mode (nil: not measured yet).
-    private var split: Double?, pipelined: Double?
+    /// The last ``window`` counted seconds per fix, per mode (empty: not measured yet).
+    private var split: [Double] = [], pipelined: [Double] = []
     private var batches = 0
     /// The mode the last recorded batch ran in (nil before the first).
     private var previous: Mode?
@@ -84,23 +93,24 @@ public struct CoreSharing: Sendable {
         guard previous == ran else { return }           // the first batch, or the first after a change
         let cost = seconds / Double(fixes)
         switch ran {
-        case .split: split = split.map { ($0 + cost) / 2 } ?? cost
-        case .pipelined: pipelined = pipelined.map { ($0 + cost) / 2 } ?? cost
+        case .split: split.append(cost); if split.count > Self.window { split.removeFirst() }
+        case .pipelined: pipelined.append(cost); if pipelined.count > Self.window { pipelined.removeFirst() }
         }
         batches += 1
         chooseNext()
     }
 
     /// The mode of the next batch, once a counted batch has been recorded: each mode measured
-    /// first (split, then pipelined), then the cheaper, but every ``probeInterval`` counted
-    /// batches the other, until one of its batches is counted.
+    /// first (split, then pipelined), then the cheaper (by the least of its last ``window``
+    /// counted costs), but after ``earlyProbes`` and every ``probeInterval`` counted batches
+    /// the other, until one of its batches is counted.
     private mutating func chooseNext() {
-        guard let s = split else { mode = .split; return }
-        guard let p = pipelined else { mode = .pipelined; return }
+        guard let s = split.min() else { mode = .split; return }
+        guard let p = pipelined.min() else { mode = .pipelined; return }
         let best: Mode = p < s ? .pipelined : .split
         if probing {
             probing = false                                 // the try's batch was counted
-        } else if batches % Self.probeInterval == 0 {
+        } else if batches % Self.probeInterval == 0 || Self.earlyProbes.contains(batches) {
             mode = best == .split ? .pipelined : .split
             probing = true
             return
