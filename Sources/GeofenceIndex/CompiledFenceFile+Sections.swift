@@ -227,6 +227,13 @@ final class SectionReader {
         guard e.length % stride == 0 else { throw bad("section \(s) is not a whole number of \(stride)-byte values") }
         let n = e.length / stride
         if let count, n != count { throw bad("section \(s) holds \(n) values, expected \(count)") }
+        // An empty section: its checksum checked, and a plain empty array (an array made with
+        // `unsafeUninitializedCapacity: 0` writes its count into the storage every empty array
+        // shares, which open's threads would then write at once).
+        if n == 0 {
+            try read(s, e, into: nil)
+            return []
+        }
         var failure: GeofenceError? = nil
         let out = [T](unsafeUninitializedCapacity: n) { buf, c in
             do throws(GeofenceError) {
