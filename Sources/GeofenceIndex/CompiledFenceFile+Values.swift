@@ -25,21 +25,12 @@ extension CompiledFenceFile {
 }
 
 extension CompiledFenceFile {
-    /// The numbers the queries compute with, in their ranges: every record's latitude and
-    /// longitude in degrees, a circle's radius finite and positive, the markers of polygon
-    /// (−1) and hole (−2) records where they belong, polygon vertices and part boxes finite
-    /// and on the globe, dwell times finite and non-negative or none. Checked at open, so a
-    /// damaged file behind valid checksums is refused instead of trapping a query.
-    /// - Complexity: O(records + vertices + fences).
-    /// `verticesInRange`: ``PolygonTable/verticesInRange(_:)`` over all the vertices.
-    static func checkValues(_ t: FenceTable, _ options: FenceOptionTable, _ r: SectionReader,
-                            verticesInRange inRange: Bool) throws(GeofenceError) {
-        try checkRecordValues(t, 0..<t.recordCount, r)
-        try checkShapeValues(t, options, r, verticesInRange: inRange)
-    }
+    // The numbers the queries compute with, in their ranges, checked at open (so a damaged
+    // file behind valid checksums is refused instead of trapping a query) in two parts: the
+    // records (`open` checks them in parts, one per thread) and the rest.
 
-    /// ``checkValues(_:_:_:verticesInRange:)`` of the records `range`: positions, radii and
-    /// kind markers (`open` checks the records in parts).
+    /// The records `range`: latitude and longitude in degrees, a circle's radius finite and
+    /// positive, the markers of polygon (−1) and hole (−2) records where they belong.
     static func checkRecordValues(_ t: FenceTable, _ range: Range<Int>, _ r: SectionReader) throws(GeofenceError) {
         // The first record that fails, found without a bounds check or a throw in the loop;
         // the loop below then says what is wrong with it.
@@ -68,8 +59,9 @@ extension CompiledFenceFile {
         }
     }
 
-    /// ``checkValues(_:_:_:verticesInRange:)`` but the records: vertices, part boxes, band
-    /// scales, dwell times.
+    /// All but the records: polygon vertices and part boxes finite and on the globe, band
+    /// scales, dwell times finite and non-negative or none. `verticesInRange`:
+    /// ``PolygonTable/verticesInRange(_:)`` over all the vertices.
     static func checkShapeValues(_ t: FenceTable, _ options: FenceOptionTable, _ r: SectionReader,
                                  verticesInRange inRange: Bool) throws(GeofenceError) {
         let p = t.polygons

@@ -218,7 +218,7 @@ public struct CompiledFenceFile: Sendable {
             let partBandFirst = Held<[Int32]>([]), partBandCount = Held<[Int32]>([]), partBandScale = Held<[Double]>([])
             let bandStarts = Held<[Int32]>([]), bandEdges = Held(Column<Int32>()), polygonParts = Held<[Int32]>([])
             // The vertices' and band edges' ranges, found as they are read (a mapped section is
-            // not read again at open), for checkValues and checkTable below.
+            // not read again at open), for checkShapeValues and checkTable below.
             let verticesInRange = Held(true), largestEdge = Held<UInt32>(0)
             reads.add(.coords) { () throws(GeofenceError) in
                 coords.value = try r.column(.coords) { (c: UnsafeBufferPointer<Double>) in
@@ -414,12 +414,11 @@ public struct CompiledFenceFile: Sendable {
         for s in t.splits where s.record < 0 || Int(s.record) >= records { throw r.bad("split record out of range") }
     }
 
-    /// Slots and records map to each other, live bits agree, and the order keys rank the
-    /// identifiers (every live record's key is `2 (i + 1)` for a distinct `i < n`, holes
-    /// have key 0, and the identifiers ascend strictly in key order): `open` runs these
-    /// checks in parts, this one, ``checkSlotRecords(_:_:_:)`` and
-    /// ``checkIdentifierOrder(_:_:_:_:)``.
-    ///
+    // Slots and records map to each other, live bits agree, and the order keys rank the
+    // identifiers (every live record's key is `2 (i + 1)` for a distinct `i < n`, holes have
+    // key 0, and the identifiers ascend strictly in key order): three checks, which `open`
+    // runs in parts.
+
     /// Records `range`: slot in range, live bit as the slot says, order key as a live record
     /// or a hole has it.
     static func checkRecords(_ t: FenceTable, _ range: Range<Int>, _ r: SectionReader) throws(GeofenceError) {
@@ -465,17 +464,15 @@ public struct CompiledFenceFile: Sendable {
     /// Ranks `range` (from 1): the identifier ranked k follows the one ranked k − 1, strictly
     /// (bytewise). `order`: slots by rank, each in range; identifier offsets already checked.
     static func checkIdentifierOrder(_ t: FenceTable, _ order: [Int32], _ range: Range<Int>, _ r: SectionReader) throws(GeofenceError) {
+        // IdentifierStore.compare over the stored bytes, in one pass over the buffers.
         let bad = t.ids.bytes.withUnsafeBufferPointer { bytes in
             t.ids.ends.withUnsafeBufferPointer { ends in
                 order.withUnsafeBufferPointer { order -> Int? in
-                    let base = bytes.baseAddress ?? UnsafePointer(bitPattern: 1)!
-                    for k in range {
-                        let a = Int(order[k &- 1]), b = Int(order[k])
-                        let a0 = Int(ends[a]), a1 = Int(ends[a &+ 1]), b0 = Int(ends[b]), b1 = Int(ends[b &+ 1])
-                        let la = a1 &- a0, lb = b1 &- b0, common = Swift.min(la, lb)
-                        let c = common > 0 ? memcmp(base + a0, base + b0, common) : 0
-                        if c > 0 || (c == 0 && la >= lb) { return k }
+                    @inline(__always) func id(_ slot: Int32) -> UnsafeBufferPointer<UInt8> {
+                        let s = Int(slot)
+                        return UnsafeBufferPointer(rebasing: bytes[Int(ends[s])..<Int(ends[s &+ 1])])
                     }
+                    for k in range where IdentifierStore.compare(id(order[k &- 1]), id(order[k])) >= 0 { return k }
                     return nil
                 }
             }
@@ -495,16 +492,18 @@ public struct CompiledFenceFile: Sendable {
             guard count == list.count else { throw r.bad("\(what) flags and slots disagree") }
         }
         // The flags counted in one pass (a byte each).
+        let T = FenceOptionTable.self
+        let known = T.notifyEntry | T.notifyExit | T.repeats | T.hasNote | T.hasDwell
         var dwells = 0, notes = 0, unknown: UInt8 = 0
         o.flags.withUnsafeBufferPointer { flags in
             for f in flags {
-                dwells &+= Int(f >> 4 & 1)
-                notes &+= Int(f >> 3 & 1)
-                unknown |= f & 0xE0
+                dwells &+= f & T.hasDwell != 0 ? 1 : 0
+                notes &+= f & T.hasNote != 0 ? 1 : 0
+                unknown |= f & ~known
             }
         }
         guard unknown == 0 else {
-            let f = o.flags.first { $0 >= 32 }!
+            let f = o.flags.first { $0 & ~known != 0 }!
             throw r.bad("unknown option flags \(f)")
         }
         try slots(o.dwellSlots, flag: FenceOptionTable.hasDwell, count: dwells, "dwell")

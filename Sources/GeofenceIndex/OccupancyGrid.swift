@@ -48,12 +48,8 @@ struct OccupancyGrid: Sendable {
         var cells = OccupancyGrid.minimumCells
         while cells < maximumCells && cells < boxes &* cellsPerBox { cells <<= 1 }
         // Twice as many columns as rows: cells about square in degrees.
-        height = 1 << ((cells.trailingZeroBitCount - 1) / 2)
-        width = cells / height
-        scaleX = Double(width) / 360
-        scaleY = Double(height) / 180
-        lastColumn = Double(width - 1)
-        lastRow = Double(height - 1)
+        let height = 1 << ((cells.trailingZeroBitCount - 1) / 2)
+        setSize(width: cells / height, height: height)
         bits = Column(repeating: 0, count: (cells + 63) / 64)
         generation = g
     }
@@ -70,15 +66,20 @@ struct OccupancyGrid: Sendable {
               width <= maximumCells / height, bits.count == width * height / 64,
               large.count <= OccupancyGrid.maximumLarge + 1,
               large.allSatisfy({ $0.west.isFinite && $0.south.isFinite && $0.east.isFinite && $0.north.isFinite }) else { return nil }
+        setSize(width: width, height: height)
+        self.bits = bits
+        self.large = large
+        generation = g
+    }
+
+    /// Sets the size in cells and the maps from degrees to cells.
+    private mutating func setSize(width: Int, height: Int) {
         self.width = width
         self.height = height
         scaleX = Double(width) / 360
         scaleY = Double(height) / 180
         lastColumn = Double(width - 1)
         lastRow = Double(height - 1)
-        self.bits = bits
-        self.large = large
-        generation = g
     }
 
     /// Sets the cells a box meets, or keeps a large box aside (a box crossing the antimeridian never comes here: the
@@ -125,7 +126,6 @@ struct OccupancyGrid: Sendable {
     /// Adds the cells and large boxes of a grid of the same size.
     mutating func merge(_ other: OccupancyGrid) {
         precondition(other.bits.count == bits.count, "grids of the same size")
-        let other = other
         bits.withUnsafeMutableBufferPointer { b in
             other.bits.withUnsafeBufferPointer { o in
                 for i in b.indices { b[i] |= o[i] }
