@@ -200,10 +200,13 @@ final class RoundWork: Sendable {
 
     /// Returns once chunk `i` is parsed (its result may then be read), parsing the chunks no
     /// thread has taken meanwhile; when none is left, `idle` is asked for other work (it
-    /// returns false when it has none: the thread then waits). Once per chunk.
-    func awaitChunk(_ i: Int, idle: () -> Bool = { false }) {
+    /// returns false when it has none: the thread then waits). Once per chunk. `lastTaken`
+    /// is called when this thread takes the round's last chunk, before it parses it: the
+    /// other threads have nothing left of the round, and the next one may be begun for them.
+    func awaitChunk(_ i: Int, lastTaken: () -> Void = {}, idle: () -> Bool = { false }) {
         while !parsed[i].isDone {
             if let c = take() {
+                if c == chunks - 1 { lastTaken() }
                 parseOne(c)
             } else if !idle() {
                 parsed[i].wait()
@@ -503,7 +506,7 @@ struct ParallelReader {
                     if pending != nil { roundsBegunAhead += 1 }
                     return true
                 }
-                work.awaitChunk(i) { beginAhead() }
+                work.awaitChunk(i, lastTaken: { _ = beginAhead() }) { beginAhead() }
                 if work.allTaken { _ = beginAhead() }
                 let to = i + 1 < chunkCount ? starts[i + 1] : roundEnd
                 try join(&slots.base[i], parser: parser, from: starts[i], to: to, roundEnd: roundEnd, endsFile: endsFile && to == e0, &core, &devices, &out)

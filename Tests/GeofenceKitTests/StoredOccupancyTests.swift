@@ -17,7 +17,7 @@ final class StoredOccupancyTests: XCTestCase {
     }
     override func tearDown() {
         CompiledFenceFile.storesOccupancy = true
-        CompiledFenceFile.occupancyBoxes = 1 << 16
+        CompiledFenceFile.occupancyBoxes = CompiledFenceFile.defaultOccupancyBoxes
         try? FileManager.default.removeItem(atPath: dir)
     }
 
@@ -118,8 +118,12 @@ final class StoredOccupancyTests: XCTestCase {
         }
     }
 
-    /// Below `occupancyBoxes` entry boxes no grid is stored (the filter builds it).
+    /// Every file stores its grid by default, however few its fences; below `occupancyBoxes`
+    /// entry boxes none is stored (the filter builds it).
     func testSmallSetsStoreNoGrid() throws {
+        CompiledFenceFile.occupancyBoxes = CompiledFenceFile.defaultOccupancyBoxes
+        let (tiny, _) = try write(Array(try realFences().prefix(3)), "tiny.gfc")
+        XCTAssertNotNil(try CompiledFenceFile.open(path: tiny).index.storedMissFilter)
         CompiledFenceFile.occupancyBoxes = 1 << 16
         let (small, _) = try write(try realFences(), "small.gfc")
         XCTAssertNil(try CompiledFenceFile.open(path: small).index.storedMissFilter)
