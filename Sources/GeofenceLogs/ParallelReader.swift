@@ -578,21 +578,29 @@ struct ParallelReader {
                         var j = 0
                         while j < fixes.count {
                             // The common fix, without a call: a device already mapped (or found by
-                            // the worker) whose previous fix it follows. `devices.last` does not
-                            // grow here, so its storage stays put for the stretch.
-                            devices.last.withUnsafeMutableBufferPointer { last in
-                                while j < fixes.count {
-                                    var f = fixes[j]
-                                    let g = f.device < 0 ? KnownDevices.index(f.device) : global[Int(f.device)]
-                                    if g < 0 { break }
-                                    let l = last[Int(g)]
-                                    guard f.time > l.time || (f.time == l.time && (f.lat != l.lat || f.lon != l.lon)) else { break }
-                                    last[Int(g)] = DeviceState.LastFix(time: f.time, lat: f.lat, lon: f.lon, line: lineBase + lines[j], file: fileIndex)
-                                    f.device = g
-                                    fixes[kept] = f
-                                    kept += 1
-                                    j += 1
+                            // the worker), or new to the reader and added to its table right here
+                            // (at its first fix, as the general path below adds it), whose previous
+                            // fix it follows. `last` is fetched again whenever a new device may
+                            // have moved its storage.
+                            var last = devices.lastFixes()
+                            while j < fixes.count {
+                                var f = fixes[j]
+                                var g = f.device < 0 ? KnownDevices.index(f.device) : global[Int(f.device)]
+                                if g < 0 {
+                                    let local = Int(f.device), s = offsets[local], e = offsets[local + 1]
+                                    // A name the table refuses (the general path reports it).
+                                    guard e > s, let d = devices.intern(names.baseAddress! + s, e - s) else { break }
+                                    g = d
+                                    global[local] = d
+                                    last = devices.lastFixes()
                                 }
+                                let l = last.unsafelyUnwrapped[Int(g)]
+                                guard f.time > l.time || (f.time == l.time && (f.lat != l.lat || f.lon != l.lon)) else { break }
+                                last.unsafelyUnwrapped[Int(g)] = DeviceState.LastFix(time: f.time, lat: f.lat, lon: f.lon, line: lineBase + lines[j], file: fileIndex)
+                                f.device = g
+                                fixes[kept] = f
+                                kept += 1
+                                j += 1
                             }
                             guard j < fixes.count else { break }
                             out.append(contentsOf: UnsafeBufferPointer(rebasing: fixes[0..<kept]))
