@@ -319,7 +319,10 @@ extension CSVLogParser {
         let room = Swift.max(1, Swift.min(max &- batch.count, 32))      // small copies: vector moves, not `rep movsb`
         try withUnsafeTemporaryAllocation(of: Fix.self, capacity: room) { (staging) throws(GeofenceError) in
           try withUnsafeTemporaryAllocation(of: PendingDevice.self, capacity: room) { (pendingDevices) throws(GeofenceError) in
+           try withUnsafeTemporaryAllocation(of: Int.self, capacity: room) { (lineStaging) throws(GeofenceError) in
             let out = staging.baseAddress!
+            // A parse worker's staged rows' lines, appended to `core.lines` with their fixes.
+            let stagedLines = lineStaging.baseAddress!
             var staged = 0, flushed = batch.count
             // A parse worker looks the devices of its staged rows up in the reader's table
             // together, before they leave the staging buffer: each row's first slot is asked
@@ -345,6 +348,7 @@ extension CSVLogParser {
             }
             func flush(_ batch: inout [Fix]) {
                 if waiting { resolve() }
+                if core.deferOrder { core.lines.append(contentsOf: UnsafeBufferPointer(start: stagedLines, count: staged)) }
                 batch.append(contentsOf: UnsafeBufferPointer(start: out, count: staged))
                 flushed = batch.count
                 out.deinitialize(count: staged)
@@ -401,7 +405,7 @@ extension CSVLogParser {
                     }
                     if deferred {
                         // A parse worker: no order check here (the join does it), the line kept.
-                        core.lines.append(line)
+                        stagedLines[staged] = line
                         (out + staged).initialize(to: Fix(device: device, time: f.time, lat: f.lat, lon: f.lon, accuracy: f.accuracy, offset: f.offset))
                         staged &+= 1
                         if staged == room { flush(&batch) }
@@ -425,6 +429,7 @@ extension CSVLogParser {
                 throw error
             }
             flush(&batch)
+           }
           }
         }
     }
