@@ -188,6 +188,12 @@ extension FenceIndex {
         return MissFilter(grid: missFilterGrid(threads: threads))
     }
 
+    /// Whether ``missFilter(threads:)`` costs nothing: a compiled fence file carried its grid
+    /// and the index has not changed since (docs/compiled-fences.md, sections 35 to 37).
+    public var hasStoredMissFilter: Bool {
+        storedMissFilter?.grid.generation == generation
+    }
+
     /// The occupancy grid ``missFilter(threads:)`` screens with: about
     /// ``MissFilter/cellsPerBox(boxes:)`` cells per entry box, at most
     /// ``MissFilter/maximumCells``. A compiled fence file stores it (docs/compiled-fences.md).

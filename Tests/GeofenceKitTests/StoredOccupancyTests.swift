@@ -4,6 +4,8 @@ import GeofenceKit
 import GeofenceTestSupport
 @testable import GeofenceBase
 @testable import GeofenceIndex
+@testable import GeofenceEvaluation
+import GeofenceLogs
 
 /// The occupancy grid a compiled fence file stores (docs/compiled-fences.md, sections 35 to
 /// 37): the grid the index builds for its miss filter and the grid grown, bit for bit; a fix it screens out meets
@@ -115,6 +117,34 @@ final class StoredOccupancyTests: XCTestCase {
             for (lat, lon, acc) in points {
                 XCTAssertEqual(index.classify(lat: lat, lon: lon, accuracy: acc).map(\.slot), reference.classify(lat: lat, lon: lon, accuracy: acc).map(\.slot))
             }
+        }
+    }
+
+    /// A run over an opened file takes the stored filter at its first batch, though that batch
+    /// has fewer fixes than a quarter of the fences (a filter built would wait: the workers'
+    /// caches then built grids of their own); over the same fences built in memory it waits.
+    /// The events are the same either way.
+    func testStoredFilterTakenAtTheFirstBatch() throws {
+        let fences = manyCircles()
+        let (path, built) = try write(fences, "first.gfc")
+        let opened = CompiledFences(file: try CompiledFenceFile.open(path: path))
+        XCTAssertTrue(opened.index.hasStoredMissFilter)
+        XCTAssertFalse(built.index.hasStoredMissFilter)
+        var g = SeededGenerator(seed: 3636)
+        let fixes: [Fix] = (0..<3_000).map { k in
+            Fix(device: Int32(k % 40), time: 1.7e9 + Double(k), lat: g.uniform(-85, 85), lon: g.uniform(-180, 180), accuracy: 10)
+        }
+        for threads in [1, 2] {
+            func run(_ compiled: CompiledFences) -> EvaluationRun {
+                let r = EvaluationRun(compiled: compiled, settings: EvaluationSettings(), threads: threads)
+                r.minimumSlice = 256
+                r.process(fixes)                                    // 3,000 fixes: fewer than 45,005 / 4
+                return r
+            }
+            let fromFile = run(opened), inMemory = run(built)
+            XCTAssertNotNil(fromFile.missFilter, "\(threads) threads")
+            XCTAssertNil(inMemory.missFilter, "\(threads) threads")
+            XCTAssertEqual(fromFile.events, inMemory.events)
         }
     }
 
