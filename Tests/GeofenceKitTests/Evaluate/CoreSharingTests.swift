@@ -2,8 +2,8 @@ import XCTest
 @testable import GeofenceEvaluation
 
 /// ``CoreSharing``: each mode measured after the first batch, then the cheaper per fix kept
-/// (the least of its last three counted costs), the other tried after 4 and 8 and every
-/// ``CoreSharing/probeInterval`` counted batches; the batch after a change of mode not
+/// (the least of its last three counted costs), the other tried after 4 and 8 (while the two
+/// are within ``CoreSharing/clearMargin``) and every ``CoreSharing/probeInterval`` counted batches; the batch after a change of mode not
 /// counted; one slow batch does not change the choice; one thread never changes mode.
 final class CoreSharingTests: XCTestCase {
     /// The modes chosen for batches costing `split` or `pipelined` seconds per fix; the first
@@ -27,17 +27,21 @@ final class CoreSharingTests: XCTestCase {
     func testTheCheaperModeIsKeptAndTheOtherProbed() {
         let cheapPipeline = modes(threads: 2, batches: 40, split: 2e-7, pipelined: 1e-7)
         // Batch 0 warms up (not counted), 1 measures split, 2 changes to pipelined (not
-        // counted), 3 measures it; then pipelined, and after the 4th, 8th and every 16th counted
-        // batch a try of split: one batch not counted, one counted.
+        // counted), 3 measures it; then pipelined, and after the 4th and every 16th counted
+        // batch a try of split: one batch not counted, one counted (the try after the 8th is
+        // skipped: split costs twice as much, past `clearMargin`).
         XCTAssertEqual(Array(cheapPipeline[0..<4]), [.split, .split, .pipelined, .pipelined])
         let splits = cheapPipeline.indices.filter { $0 >= 4 && cheapPipeline[$0] == .split }
-        XCTAssertEqual(splits, [6, 7, 12, 13, 22, 23], "\(cheapPipeline)")
+        XCTAssertEqual(splits, [6, 7, 20, 21, 38, 39], "\(cheapPipeline)")
+        // Within the margin, the try after the 8th is made too.
+        let close = modes(threads: 2, batches: 40, split: 1.2e-7, pipelined: 1e-7)
+        XCTAssertEqual(close.indices.filter { $0 >= 4 && close[$0] == .split }, [6, 7, 12, 13, 22, 23], "\(close)")
         let cheapSplit = modes(threads: 2, batches: 40, split: 1e-7, pipelined: 3e-7)
         XCTAssertEqual(Array(cheapSplit[0..<4]), [.split, .split, .pipelined, .pipelined])
         let pipelines = cheapSplit.indices.filter { $0 >= 4 && cheapSplit[$0] == .pipelined }
         // Split is measured first but found cheaper only after pipelined is: batch 4 changes
         // back to it (not counted), so its tries come a batch later.
-        XCTAssertEqual(pipelines, [7, 8, 13, 14, 23, 24], "\(cheapSplit)")
+        XCTAssertEqual(pipelines, [7, 8, 21, 22, 39], "\(cheapSplit)")
     }
 
     /// The batch after a change carries the other mode's work; counted, it would make the
@@ -45,7 +49,8 @@ final class CoreSharingTests: XCTestCase {
     func testTheBatchAfterAChangeIsNotCounted() {
         let chosen = modes(threads: 2, batches: 60, split: 2e-7, pipelined: 1e-7, intoSplit: 0.5e-7, intoPipelined: 3e-7)
         XCTAssertEqual(chosen[4], .pipelined)
-        // Five tries of the other mode in 60 batches (after 4, 8, 16, 32 and 48 counted), two batches each.
+        // Four tries of the other mode in 60 batches (after 4, 16, 32 and 48 counted; not after
+        // 8, the figures being twice apart), two batches each.
         XCTAssertGreaterThanOrEqual(chosen[4...].filter { $0 == .pipelined }.count, 46, "\(chosen)")
         let reversed = modes(threads: 2, batches: 60, split: 1e-7, pipelined: 2e-7, intoSplit: 3e-7, intoPipelined: 0.5e-7)
         XCTAssertEqual(reversed[4], .split)
@@ -100,7 +105,9 @@ final class CoreSharingTests: XCTestCase {
             let cost = b < 40 ? (s.mode == .split ? 2e-7 : 1e-7) : (s.mode == .split ? 1e-7 : 4e-7)
             s.record(seconds: cost * 500, fixes: 500)
         }
-        XCTAssertEqual(chosen[20], .pipelined)
+        // Pipelined but for the tries of split after the 4th, 16th and 32nd counted batches (two
+        // batches each; none after the 8th, split costing twice as much).
+        XCTAssertEqual(chosen[4..<40].filter { $0 == .pipelined }.count, 30, "\(chosen)")
         // From batch 40 on pipelined is dearer: its smoothed cost catches up within a batch or
         // two, then only the tries every 16 counted batches run it (two batches each).
         XCTAssertEqual(chosen[45], .split)
