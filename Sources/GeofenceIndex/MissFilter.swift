@@ -184,7 +184,7 @@ extension FenceIndex {
     /// ``MissFilter/matches(_:)``), its grid marked by up to `threads` workers.
     /// - Complexity: O(n) for n entries, plus O(grid cells / 64).
     public func missFilter(threads: Int = 1) -> MissFilter {
-        if let stored = storedMissFilter, stored.grid.generation == generation { return stored }
+        if hasStoredMissFilter, let stored = storedMissFilter { return stored }
         return MissFilter(grid: missFilterGrid(threads: threads))
     }
 
