@@ -18,7 +18,8 @@ import GeofenceLogs
 /// after a split batch nothing was parsed ahead, which makes a pipelined one look dear). The
 /// next batches try both; then the cheaper one is kept, and every ``probeInterval`` counted
 /// batches the other is tried until one of its batches is counted, so that a change along the
-/// log is noticed. The events are the same whatever the choices (both ways evaluate every
+/// log is noticed, but for the tries of split while pipelined reads more than it evaluates
+/// (``readingBound``). The events are the same whatever the choices (both ways evaluate every
 /// batch in full, in log order).
 public struct CoreSharing: Sendable {
     /// A way of sharing the cores for one batch.
@@ -45,12 +46,20 @@ public struct CoreSharing: Sendable {
     /// only ever adds time, so one slow batch does not make a mode look dear, while a real
     /// change along the log shows within this many batches of the mode.
     public static let window = 3
+    /// Pipelined is *reading-bound* when, in each of its last ``window`` counted batches, the
+    /// calling thread spent at least this many times as long in the reader (parsing the chunks
+    /// the others had not taken, and joining) as evaluating: every thread had parsing to do
+    /// until the batch was read, so split, which does the same work with more bookkeeping
+    /// (slices, a wait at each stage's end), cannot be faster, and its tries are skipped.
+    public static let readingBound = 1.0
 
     /// The mode of the next batch.
     public private(set) var mode: Mode = .split
     private let threads: Int
     /// The last ``window`` counted seconds per fix, per mode (empty: not measured yet).
     private var split: [Double] = [], pipelined: [Double] = []
+    /// The last ``window`` counted pipelined batches' reading time over evaluating time.
+    private var pipelinedReading: [Double] = []
     private var batches = 0
     /// The mode the last recorded batch ran in (nil before the first).
     private var previous: Mode?
@@ -59,6 +68,9 @@ public struct CoreSharing: Sendable {
 
     /// When the batch being timed began (``startClock()``, or the last ``record(fixes:)``).
     private var clock = DispatchTime.now().uptimeNanoseconds
+    /// When the batch being timed was handed to ``process(_:with:)`` (nil: not yet): the time
+    /// before it was spent reading.
+    private var evaluationStart: UInt64? = nil
 
     /// - Parameter threads: the reader's and the run's threads; with 1 the mode stays ``Mode/split``
     ///   (which then means one thread for both).
@@ -73,7 +85,8 @@ public struct CoreSharing: Sendable {
     }
 
     /// Evaluates `batch` with `run` as the mode says (on the calling thread alone when pipelined).
-    public func process(_ batch: [Fix], with run: EvaluationRun) {
+    public mutating func process(_ batch: [Fix], with run: EvaluationRun) {
+        evaluationStart = DispatchTime.now().uptimeNanoseconds
         run.process(batch, onOneThread: mode == .pipelined)
     }
 
@@ -82,16 +95,20 @@ public struct CoreSharing: Sendable {
         clock = DispatchTime.now().uptimeNanoseconds
     }
 
-    /// ``record(seconds:fixes:)`` with the time since ``startClock()`` or the last call.
+    /// ``record(seconds:reading:fixes:)`` with the time since ``startClock()`` or the last call,
+    /// the part of it before ``process(_:with:)`` as the reading.
     public mutating func record(fixes: Int) {
         let now = DispatchTime.now().uptimeNanoseconds
-        record(seconds: Double(now - clock) / 1e9, fixes: fixes)
+        let reading = evaluationStart.map { Double(Swift.max($0, clock) - clock) / 1e9 }
+        record(seconds: Double(now - clock) / 1e9, reading: reading, fixes: fixes)
         clock = now
+        evaluationStart = nil
     }
 
-    /// Records the batch just evaluated (`seconds` from the previous batch's end, `fixes` in it)
+    /// Records the batch just evaluated (`seconds` from the previous batch's end, `fixes` in it,
+    /// `reading` of those seconds spent reading it, before its evaluation began, when known)
     /// under the mode it ran in, and chooses the mode of the next.
-    public mutating func record(seconds: Double, fixes: Int) {
+    public mutating func record(seconds: Double, reading: Double? = nil, fixes: Int) {
         guard threads > 1, fixes > 0, seconds >= 0 else { return }
         let ran = mode
         defer { previous = ran }
@@ -99,7 +116,12 @@ public struct CoreSharing: Sendable {
         let cost = seconds / Double(fixes)
         switch ran {
         case .split: split.append(cost); if split.count > Self.window { split.removeFirst() }
-        case .pipelined: pipelined.append(cost); if pipelined.count > Self.window { pipelined.removeFirst() }
+        case .pipelined:
+            pipelined.append(cost); if pipelined.count > Self.window { pipelined.removeFirst() }
+            // Unknown phases count as evaluation-bound (the tries go on).
+            let evaluating = seconds - (reading ?? 0)
+            pipelinedReading.append(reading.map { evaluating > 0 ? $0 / evaluating : .infinity } ?? 0)
+            if pipelinedReading.count > Self.window { pipelinedReading.removeFirst() }
         }
         batches += 1
         chooseNext()
@@ -109,16 +131,19 @@ public struct CoreSharing: Sendable {
     /// first (split, then pipelined), then the cheaper (by the least of its last ``window``
     /// counted costs), but after ``earlyProbes`` (the later ones only while the figures are
     /// within ``clearMargin``) and every ``probeInterval`` counted batches the other, until
-    /// one of its batches is counted.
+    /// one of its batches is counted; split is not tried while pipelined is reading-bound
+    /// (``readingBound``).
     private mutating func chooseNext() {
         guard let s = split.min() else { mode = .split; return }
         guard let p = pipelined.min() else { mode = .pipelined; return }
         let best: Mode = p < s ? .pipelined : .split
         let early = Self.earlyProbes.contains(batches)
             && (batches == Self.earlyProbes.min() || Swift.max(s, p) < Self.clearMargin * Swift.min(s, p))
+        let splitCannotWin = best == .pipelined && pipelinedReading.count == Self.window
+            && pipelinedReading.min()! >= Self.readingBound
         if probing {
             probing = false                                 // the try's batch was counted
-        } else if batches % Self.probeInterval == 0 || early {
+        } else if (batches % Self.probeInterval == 0 || early) && !splitCannotWin {
             mode = best == .split ? .pipelined : .split
             probing = true
             return

@@ -10,8 +10,9 @@ final class CoreSharingTests: XCTestCase {
     /// batch after a change costs `intoSplit` or `intoPipelined` instead when given (what a
     /// reader does: a round parsed ahead during a pipelined batch makes the split batch after it
     /// cheap; none parsed ahead during a split batch makes the pipelined one after it dear).
+    /// `reading`: the share of each batch's seconds spent reading, when known.
     func modes(threads: Int, batches: Int, split: Double, pipelined: Double,
-               intoSplit: Double? = nil, intoPipelined: Double? = nil) -> [CoreSharing.Mode] {
+               intoSplit: Double? = nil, intoPipelined: Double? = nil, reading: Double? = nil) -> [CoreSharing.Mode] {
         var s = CoreSharing(threads: threads)
         var out: [CoreSharing.Mode] = []
         for b in 0..<batches {
@@ -19,7 +20,7 @@ final class CoreSharingTests: XCTestCase {
             let changed = b > 0 && out.last != mode
             out.append(mode)
             let cost = mode == .split ? (changed ? intoSplit ?? split : split) : (changed ? intoPipelined ?? pipelined : pipelined)
-            s.record(seconds: cost * 1000, fixes: 1000)
+            s.record(seconds: cost * 1000, reading: reading.map { $0 * cost * 1000 }, fixes: 1000)
         }
         return out
     }
@@ -42,6 +43,41 @@ final class CoreSharingTests: XCTestCase {
         // Split is measured first but found cheaper only after pipelined is: batch 4 changes
         // back to it (not counted), so its tries come a batch later.
         XCTAssertEqual(pipelines, [7, 8, 21, 22, 39], "\(cheapSplit)")
+    }
+
+    /// While pipelined reads at least as long as it evaluates (every thread parses until the
+    /// batch is read), split is not tried again; with the reading shorter, or unknown, it is.
+    func testSplitIsNotTriedWhilePipelinedIsReadingBound() {
+        let bound = modes(threads: 2, batches: 40, split: 1.1e-7, pipelined: 1e-7, reading: 0.6)
+        XCTAssertEqual(Array(bound[0..<4]), [.split, .split, .pipelined, .pipelined])
+        XCTAssertEqual(bound[4...].filter { $0 == .split }.count, 0, "\(bound)")
+        // Reading just as long as evaluating is bound too; a little shorter is not.
+        XCTAssertEqual(modes(threads: 2, batches: 40, split: 1.1e-7, pipelined: 1e-7, reading: 0.5)[4...].filter { $0 == .split }.count, 0)
+        let evaluationBound = modes(threads: 2, batches: 40, split: 1.1e-7, pipelined: 1e-7, reading: 0.45)
+        XCTAssertEqual(evaluationBound.indices.filter { $0 >= 4 && evaluationBound[$0] == .split }, [6, 7, 12, 13, 22, 23], "\(evaluationBound)")
+        // Split cheaper: pipelined reading-bound or not, the run goes back to split and tries
+        // pipelined as before.
+        let cheapSplit = modes(threads: 2, batches: 40, split: 1e-7, pipelined: 3e-7, reading: 0.9)
+        XCTAssertEqual(cheapSplit.indices.filter { $0 >= 4 && cheapSplit[$0] == .pipelined }, [7, 8, 21, 22, 39], "\(cheapSplit)")
+    }
+
+    /// One pipelined batch of the last three that evaluated longer than it read lets split be
+    /// tried (the test is on the least of the three).
+    func testOneEvaluationBoundBatchAllowsTheTry() {
+        var s = CoreSharing(threads: 2)
+        var chosen: [CoreSharing.Mode] = []
+        var pipelinedBatches = 0
+        for _ in 0..<12 {
+            chosen.append(s.mode)
+            if s.mode == .split {
+                s.record(seconds: 1.1e-4, reading: 0.5e-4, fixes: 1000)
+            } else {
+                pipelinedBatches += 1
+                // The third counted pipelined batch (the fourth run pipelined) evaluates longer.
+                s.record(seconds: 1e-4, reading: pipelinedBatches == 4 ? 0.3e-4 : 0.7e-4, fixes: 1000)
+            }
+        }
+        XCTAssertEqual(Array(chosen[4..<8]), [.pipelined, .pipelined, .split, .split], "\(chosen)")
     }
 
     /// The batch after a change carries the other mode's work; counted, it would make the
