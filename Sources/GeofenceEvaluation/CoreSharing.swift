@@ -19,7 +19,9 @@ import GeofenceLogs
 /// next batches try both; then the cheaper one is kept, and every ``probeInterval`` counted
 /// batches the other is tried until one of its batches is counted, so that a change along the
 /// log is noticed, but for the tries of split while pipelined reads more than it evaluates
-/// (``readingBound``). The events are the same whatever the choices (both ways evaluate every
+/// (``readingBound``), and for those of pipelined while split evaluates so long that one
+/// thread alone could not evaluate its batch in the time split takes for all of it
+/// (``oneThreadShare``). The events are the same whatever the choices (both ways evaluate every
 /// batch in full, in log order).
 public struct CoreSharing: Sendable {
     /// A way of sharing the cores for one batch.
@@ -52,6 +54,15 @@ public struct CoreSharing: Sendable {
     /// until the batch was read, so split, which does the same work with more bookkeeping
     /// (slices, a wait at each stage's end), cannot be faster, and its tries are skipped.
     public static let readingBound = 1.0
+    /// Pipelined evaluates each batch on one thread, so its batch takes at least as long as
+    /// that; evaluated in slices by `threads` threads, the same batch took about
+    /// `threads * oneThreadShare` times less (on the AIS trace × airports, ports and counties
+    /// at 2 threads, 33 ms on one thread against 19.4 ms on two: 0.85; the slices' bookkeeping
+    /// is a smaller share where evaluation is dear). While, in each of split's last ``window``
+    /// counted batches (or as many as were counted), `threads * oneThreadShare` times its
+    /// evaluating time is at least the whole batch's time, pipelined cannot be faster and is
+    /// not tried.
+    public static let oneThreadShare = 0.85
 
     /// The mode of the next batch.
     public private(set) var mode: Mode = .split
@@ -60,6 +71,9 @@ public struct CoreSharing: Sendable {
     private var split: [Double] = [], pipelined: [Double] = []
     /// The last ``window`` counted pipelined batches' reading time over evaluating time.
     private var pipelinedReading: [Double] = []
+    /// The last ``window`` counted split batches' evaluating time, on one thread as
+    /// ``oneThreadShare`` estimates it, over the whole batch's time.
+    private var splitOneThread: [Double] = []
     private var batches = 0
     /// The mode the last recorded batch ran in (nil before the first).
     private var previous: Mode?
@@ -115,7 +129,12 @@ public struct CoreSharing: Sendable {
         guard previous == ran else { return }           // the first batch, or the first after a change
         let cost = seconds / Double(fixes)
         switch ran {
-        case .split: split.append(cost); if split.count > Self.window { split.removeFirst() }
+        case .split:
+            split.append(cost); if split.count > Self.window { split.removeFirst() }
+            // Unknown phases count as reading (the tries go on).
+            let evaluating = seconds - (reading ?? seconds)
+            splitOneThread.append(seconds > 0 ? Double(threads) * Self.oneThreadShare * evaluating / seconds : 0)
+            if splitOneThread.count > Self.window { splitOneThread.removeFirst() }
         case .pipelined:
             pipelined.append(cost); if pipelined.count > Self.window { pipelined.removeFirst() }
             // Unknown phases count as evaluation-bound (the tries go on).
@@ -132,10 +151,12 @@ public struct CoreSharing: Sendable {
     /// counted costs), but after ``earlyProbes`` (the later ones only while the figures are
     /// within ``clearMargin``) and every ``probeInterval`` counted batches the other, until
     /// one of its batches is counted; split is not tried while pipelined is reading-bound
-    /// (``readingBound``).
+    /// (``readingBound``), pipelined not while split's evaluation alone on one thread would
+    /// take longer than split's batches (``oneThreadShare``).
     private mutating func chooseNext() {
         guard let s = split.min() else { mode = .split; return }
-        guard let p = pipelined.min() else { mode = .pipelined; return }
+        let pipelinedCannotWin = !splitOneThread.isEmpty && splitOneThread.min()! >= 1
+        guard let p = pipelined.min() else { mode = pipelinedCannotWin ? .split : .pipelined; return }
         let best: Mode = p < s ? .pipelined : .split
         let early = Self.earlyProbes.contains(batches)
             && (batches == Self.earlyProbes.min() || Swift.max(s, p) < Self.clearMargin * Swift.min(s, p))
@@ -143,7 +164,7 @@ public struct CoreSharing: Sendable {
             && pipelinedReading.min()! >= Self.readingBound
         if probing {
             probing = false                                 // the try's batch was counted
-        } else if (batches % Self.probeInterval == 0 || early) && !splitCannotWin {
+        } else if (batches % Self.probeInterval == 0 || early) && !splitCannotWin && !(best == .split && pipelinedCannotWin) {
             mode = best == .split ? .pipelined : .split
             probing = true
             return

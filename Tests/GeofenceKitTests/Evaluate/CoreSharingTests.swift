@@ -61,6 +61,35 @@ final class CoreSharingTests: XCTestCase {
         XCTAssertEqual(cheapSplit.indices.filter { $0 >= 4 && cheapSplit[$0] == .pipelined }, [7, 8, 21, 22, 39], "\(cheapSplit)")
     }
 
+    /// While split's batches evaluate so long that one thread alone (at ``CoreSharing/oneThreadShare``
+    /// of the threads' speed) would take longer than the whole batch, pipelined is not tried:
+    /// not measured at first, not tried later; once the evaluation's share falls, it is.
+    func testPipelinedIsNotTriedWhileSplitIsEvaluationBound() {
+        // 2 threads, evaluating 70 % of each split batch: one thread would take 2 × 0.85 × 0.7
+        // = 1.19 times the batch.
+        let bound = modes(threads: 2, batches: 40, split: 1e-7, pipelined: 1.5e-7, reading: 0.3)
+        XCTAssertEqual(Set(bound), [.split], "\(bound)")
+        // 55 %: 0.94 times the batch; pipelined is measured after the first counted batch and
+        // tried as before.
+        let close = modes(threads: 2, batches: 40, split: 1e-7, pipelined: 1.5e-7, reading: 0.45)
+        XCTAssertEqual(Array(close[0..<4]), [.split, .split, .pipelined, .pipelined])
+        XCTAssertEqual(close.indices.filter { $0 >= 4 && close[$0] == .pipelined }, [7, 8, 21, 22, 39], "\(close)")
+        // 4 threads: evaluating 30 % of the batch is bound already (4 × 0.85 × 0.3 = 1.02).
+        XCTAssertEqual(Set(modes(threads: 4, batches: 40, split: 1e-7, pipelined: 1.5e-7, reading: 0.7)), [.split])
+
+        // The log changes: evaluation-bound for 20 batches, then reading dominates and
+        // pipelined, cheaper now, is measured and kept.
+        var s = CoreSharing(threads: 2)
+        var chosen: [CoreSharing.Mode] = []
+        for b in 0..<40 {
+            chosen.append(s.mode)
+            let seconds = s.mode == .split ? 1e-4 : (b < 20 ? 1.5e-4 : 0.5e-4)
+            s.record(seconds: seconds, reading: seconds * (b < 20 ? 0.3 : 0.8), fixes: 1000)
+        }
+        XCTAssertEqual(Set(chosen[0..<21]), [.split], "\(chosen)")
+        XCTAssertEqual(chosen[39], .pipelined, "\(chosen)")
+    }
+
     /// One pipelined batch of the last three that evaluated longer than it read lets split be
     /// tried (the test is on the least of the three).
     func testOneEvaluationBoundBatchAllowsTheTry() {
