@@ -198,6 +198,13 @@ final class RoundWork: Sendable {
         while let i = take() { parseOne(i) }
     }
 
+    /// Parses one chunk no thread has taken, if any is left (false: none was).
+    func runOne() -> Bool {
+        guard let i = take() else { return false }
+        parseOne(i)
+        return true
+    }
+
     /// Returns once chunk `i` is parsed (its result may then be read), parsing the chunks no
     /// thread has taken meanwhile; when none is left, `idle` is asked for other work (it
     /// returns false when it has none: the thread then waits). Once per chunk. `lastTaken`
@@ -508,7 +515,14 @@ struct ParallelReader {
                     if pending != nil { roundsBegunAhead += 1 }
                     return true
                 }
-                work.awaitChunk(i, lastTaken: { _ = beginAhead() }) { beginAhead() }
+                // Waiting for a chunk another thread is parsing, this one begins the next round
+                // (once), then parses its chunks one at a time: no thread waits while parsing is
+                // left (docs/logs.md#parallel-reading).
+                func helpAhead() -> Bool {
+                    guard begunAhead, case .parse(_, _, _, _, let next, _)? = pending else { return false }
+                    return next.runOne()
+                }
+                work.awaitChunk(i, lastTaken: { _ = beginAhead() }) { beginAhead() || helpAhead() }
                 if work.allTaken { _ = beginAhead() }
                 let to = i + 1 < chunkCount ? starts[i + 1] : roundEnd
                 try join(&slots.base[i], parser: parser, from: starts[i], to: to, roundEnd: roundEnd, endsFile: endsFile && to == e0, &core, &devices, &out)
