@@ -748,12 +748,12 @@ struct ParallelReader {
         // Room for the chunk's fixes at once (a row takes at least `minimumRowBytes`): grown
         // row by row from empty, the arrays of a reader's first round were copied a dozen
         // times over (a small log is all first round). Pages never written are never touched.
-        // Grown by half at least when a chunk needs more than the slot held (chunks vary a
-        // little from round to round; grown to each one's size, the arrays were reallocated
-        // round after round, into fresh pages).
+        // Grown to twice the chunk at least when a chunk needs more than the slot held (chunks
+        // vary a little from round to round, and the first rounds' are smaller; grown to each
+        // one's size, the arrays were reallocated round after round, into fresh pages).
         let most = (to - from) / Self.minimumRowBytes + 1
-        if r.fixes.capacity < most { r.fixes.reserveCapacity(Swift.max(most, r.fixes.capacity * 3 / 2)) }
-        if r.lines.capacity < most { r.lines.reserveCapacity(Swift.max(most, r.lines.capacity * 3 / 2)) }
+        if r.fixes.capacity < most { r.fixes.reserveCapacity(Swift.max(2 * most, r.fixes.capacity * 3 / 2)) }
+        if r.lines.capacity < most { r.lines.reserveCapacity(Swift.max(2 * most, r.lines.capacity * 3 / 2)) }
         r.devices.removeAll()
         r.devices.bytesOnly = true
         r.error = nil
