@@ -130,13 +130,13 @@ __attribute__((target("ssse3"))) static int decimals(const unsigned char *p, int
 // at most, 15 bytes at most with its sign), then the N numbers converted side by side, one per
 // 128-bit lane, as number() converts one: the same shuffle masks, multiply-adds and one division
 // each, so the same bits. Checking the bounds together rather than number by number took a
-// run of three numbers from about 250 instructions to 150, and a one-thread read of the 1M-row
-// scattered log × 10k circles from 75.8 to 72.7 ms of CPU (25 runs of each in turn, medians).
+// one-thread read of the 1M-row scattered log × 10k circles from 75.8 to 72.7 ms of CPU (25
+// runs of each in turn, medians).
 #define AVX512 __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,bmi"), always_inline)) static inline
 AVX512 int run512(const unsigned char *p, const int N, unsigned char delimiter, double *values) {
     const unsigned width = 16u * (unsigned)N;
     const __mmask64 readable = width == 64 ? ~(__mmask64)0 : ((__mmask64)1 << width) - 1;
-    const __m512i v = _mm512_maskz_loadu_epi8(readable, p);
+    const __m512i v = _mm512_maskz_loadu_epi8(readable, p);                // no byte past 16 * N read
     const __m512i d = _mm512_sub_epi8(v, _mm512_set1_epi8('0'));
     const uint64_t G = _cvtmask64_u64(_mm512_mask_cmple_epu8_mask(readable, d, _mm512_set1_epi8(9)));
     const uint64_t P = _cvtmask64_u64(_mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8('.')));
@@ -186,6 +186,9 @@ AVX512 int run512(const unsigned char *p, const int N, unsigned char delimiter, 
     }
     if (!ok || bad) return 0;
 
+    // Lane k: the 16 bytes from number k's start and its shuffle mask (lanes past N: copies of
+    // lane 0, converted and dropped). Every number before k is 15 bytes or fewer with its sign,
+    // so number k starts at 16 k or before and its 16 bytes lie within the 16 * N.
     __m512i bytes = _mm512_castsi128_si512(_mm_loadu_si128((const __m128i *)(p + starts[0])));
     __m512i shuffle = _mm512_castsi128_si512(_mm_loadu_si128((const __m128i *)masks[shapes[0]]));
     if (N > 1) {
@@ -203,15 +206,19 @@ AVX512 int run512(const unsigned char *p, const int N, unsigned char delimiter, 
     const __m512i digits = _mm512_sub_epi8(bytes, _mm512_set1_epi8('0'));
     const __m512i only = _mm512_maskz_mov_epi8(_mm512_cmple_epu8_mask(digits, _mm512_set1_epi8(9)), digits);
     const __m512i lanes = _mm512_shuffle_epi8(only, shuffle);
-    const __m512i pairs = _mm512_maddubs_epi16(lanes, _mm512_set1_epi16(0x010A));
-    const __m512i fours = _mm512_madd_epi16(pairs, _mm512_set1_epi32(0x00010064));
+    const __m512i pairs = _mm512_maddubs_epi16(lanes, _mm512_set1_epi16(0x010A));          // 10a + b
+    const __m512i fours = _mm512_madd_epi16(pairs, _mm512_set1_epi32(0x00010064));          // 100ab + cd
     const __m512i eights = _mm512_madd_epi16(_mm512_packs_epi32(fours, fours), _mm512_set1_epi32(0x00012710));
+    // Each lane's low 64 bits: the high 8 digits, then the low 8; m = high * 10^8 + low.
     const __m512i m = _mm512_add_epi64(_mm512_mul_epu32(eights, _mm512_set1_epi64(100000000)),
                                        _mm512_srli_epi64(eights, 32));
     const __m256i each = _mm512_castsi512_si256(_mm512_permutexvar_epi64(_mm512_setr_epi64(0, 2, 4, 6, 0, 2, 4, 6), m));
     const __m256d scale = _mm256_setr_pd(scales[shapes[0]], scales[shapes[1]], scales[shapes[2]], scales[shapes[3]]);
-    const __m256d x = _mm256_div_pd(_mm256_cvtepi64_pd(each), scale);
+    const __m256d x = _mm256_div_pd(_mm256_cvtepi64_pd(each), scale);         // exact operands, one rounding
     const __m256i sign = _mm256_setr_epi64x((long long)signs[0], (long long)signs[1], (long long)signs[2], (long long)signs[3]);
+    // One 8-byte store per value, not a masked store: the caller reads each value back at
+    // once, and a load is forwarded from a store of its own size, where after a masked store
+    // it may wait for the store to reach the cache.
     const __m256d signed_x = _mm256_castsi256_pd(_mm256_or_si256(_mm256_castpd_si256(x), sign));
     const __m128d low = _mm256_castpd256_pd128(signed_x);
     _mm_storel_pd(values, low);
