@@ -450,6 +450,50 @@ final class CSVFastRowTests: XCTestCase {
         }
     }
 
+    /// A log grouped by device (runs of one name, as AIS exports are) whose names change by one
+    /// byte at the start, the middle or the end, or by a byte added or dropped, at every length
+    /// from 1 to 40: the devices, their order and the fixes are the general path's, serially
+    /// with read windows that cut rows and move, and with 2 and 8 threads and small chunks.
+    func testRunsOfOneDeviceSameAsGeneralPath() {
+        var g = SeededGenerator(seed: 41)
+        var text = "device,time,lat,lon\n"
+        var name = "d"
+        var t = 1_750_000_000
+        for _ in 0..<600 {
+            switch g.next() % 6 {
+            case 0:                                   // one byte changed, somewhere
+                var bytes = Array(name.utf8)
+                let k = Int(g.next() % UInt64(bytes.count))
+                bytes[k] = bytes[k] == UInt8(ascii: "z") ? UInt8(ascii: "a") : bytes[k] + 1
+                name = String(decoding: bytes, as: UTF8.self)
+            case 1 where name.count < 40: name += String(g.next() % 10)           // a byte added
+            case 2 where name.count > 1: name.removeLast()                          // a byte dropped
+            default: break                                                          // the same name
+            }
+            for _ in 0..<Int(1 + g.next() % 4) {
+                t += 1
+                text += "\(name),\(t),\(Double(g.next() % 1_000_000) / 1e4 - 50),\(Double(g.next() % 1_000_000) / 1e4 - 50)\n"
+            }
+        }
+        let path = write(Array(text.utf8), "runs.csv")
+        let general = outcome(path, LogReaderOptions(), fast: false)
+        XCTAssertGreaterThan(general.devices.count, 100)
+        for chunk in [7, 64, 1 << 20] {
+            var o = LogReaderOptions()
+            o.chunkSize = chunk
+            o.mapThreshold = Int.max
+            assertSame(outcome(path, o, fast: true), general, "chunk \(chunk)")
+        }
+        for threads in [2, 8] {
+            for chunk in [300, 4096, 1 << 20] {
+                var o = LogReaderOptions()
+                o.threads = threads
+                o.parallelChunkSize = chunk
+                assertSame(outcome(path, o, fast: true), general, "threads \(threads), chunk \(chunk)")
+            }
+        }
+    }
+
     /// Clean logs (the shape the fast path is for), one device per row or runs of one device,
     /// read whole: the same fixes as the general path and as strtod.
     func testCleanLogMatchesStrtod() throws {
