@@ -128,19 +128,22 @@ public struct CoreSharing: Sendable {
         defer { previous = ran }
         guard previous == ran else { return }           // the first batch, or the first after a change
         let cost = seconds / Double(fixes)
+        /// `value` kept among the last ``window`` of `figures`.
+        func keep(_ value: Double, in figures: inout [Double]) {
+            figures.append(value)
+            if figures.count > Self.window { figures.removeFirst() }
+        }
         switch ran {
         case .split:
-            split.append(cost); if split.count > Self.window { split.removeFirst() }
+            keep(cost, in: &split)
             // Unknown phases count as reading (the tries go on).
             let evaluating = seconds - (reading ?? seconds)
-            splitOneThread.append(seconds > 0 ? Double(threads) * Self.oneThreadShare * evaluating / seconds : 0)
-            if splitOneThread.count > Self.window { splitOneThread.removeFirst() }
+            keep(seconds > 0 ? Double(threads) * Self.oneThreadShare * evaluating / seconds : 0, in: &splitOneThread)
         case .pipelined:
-            pipelined.append(cost); if pipelined.count > Self.window { pipelined.removeFirst() }
+            keep(cost, in: &pipelined)
             // Unknown phases count as evaluation-bound (the tries go on).
             let evaluating = seconds - (reading ?? 0)
-            pipelinedReading.append(reading.map { evaluating > 0 ? $0 / evaluating : .infinity } ?? 0)
-            if pipelinedReading.count > Self.window { pipelinedReading.removeFirst() }
+            keep(reading.map { evaluating > 0 ? $0 / evaluating : .infinity } ?? 0, in: &pipelinedReading)
         }
         batches += 1
         chooseNext()
