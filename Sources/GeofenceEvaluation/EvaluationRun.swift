@@ -16,6 +16,61 @@ final class GroupCounter: Sendable {
     @inline(__always) func take() -> Int { value.wrappingAdd(1, ordering: .relaxed).oldValue }
 }
 
+/// Hands out the spatially sorted positions of one slice of a batch to be queried, from both
+/// ends: the worker that sorted the slice takes them from the front, a worker with no slice
+/// left to sort from the back, a few at a time, so that the query phase ends with every
+/// worker busy to its last few fixes rather than waiting for the slowest slice. Both ends are
+/// spatially coherent runs, so each worker's candidate cache keeps its locality.
+final class SliceClaim: @unchecked Sendable {
+    /// `front | back << 32`: the positions `front..<back` of the slice's order are still to query.
+    private let word = Atomic<UInt64>(0)
+    /// The slice is sorted and `order` set (another worker may take from its back).
+    private let ready = Atomic<Bool>(false)
+    /// The slice's positions in spatial order (valid while `ready`, until the batch ends).
+    private(set) var order: UnsafePointer<Int32>? = nil
+
+    /// Not ready: called for every slice before the query phase begins.
+    func reset() {
+        word.store(0, ordering: .relaxed)
+        ready.store(false, ordering: .relaxed)
+    }
+
+    /// The slice is sorted: positions `0..<count` of `order` are to query.
+    func publish(_ order: UnsafePointer<Int32>?, count: Int) {
+        self.order = order
+        word.store(UInt64(count) << 32, ordering: .relaxed)
+        ready.store(true, ordering: .releasing)
+    }
+
+    /// Up to `most` positions from the front, or nil when none is left.
+    func front(_ most: Int) -> Range<Int>? {
+        var w = word.load(ordering: .relaxed)
+        while true {
+            let f = Int(w & 0xFFFF_FFFF), e = Int(w >> 32)
+            guard f < e else { return nil }
+            let n = Swift.min(most, e - f)
+            let (exchanged, now) = word.compareExchange(expected: w, desired: w + UInt64(n), ordering: .relaxed)
+            if exchanged { return f..<(f + n) }
+            w = now
+        }
+    }
+
+    /// Up to `most` positions from the back, or nil when none is left or the slice is not
+    /// sorted yet.
+    func back(_ most: Int) -> Range<Int>? {
+        guard ready.load(ordering: .acquiring) else { return nil }
+        var w = word.load(ordering: .relaxed)
+        while true {
+            let f = Int(w & 0xFFFF_FFFF), e = Int(w >> 32)
+            guard f < e else { return nil }
+            let n = Swift.min(most, e - f)
+            let (exchanged, now) = word.compareExchange(expected: w, desired: UInt64(f) | UInt64(e - n) << 32, ordering: .relaxed)
+            if exchanged { return (e - n)..<e }
+            w = now
+        }
+    }
+}
+
 /// What a run did: the summary docs/evaluation.md describes (stderr and `--summary`).
 public struct EvaluationSummary: Sendable {
     /// Fixes evaluated.
@@ -328,8 +383,9 @@ struct BatchSlice {
 /// (`SpatialOrder`) so that consecutive queries hit the same cached nodes and
 /// fences. With several threads the batch is cut into contiguous slices that
 /// the workers take from a shared counter; a worker sorts its slice spatially,
-/// queries it, and groups its positions by device group, so no part of a batch
-/// runs on one thread alone. State: the device state machines
+/// groups its positions by device group and queries it from the front, and a
+/// worker with no slice left to sort queries the others' from their backs
+/// (`SliceClaim`), so no part of a batch runs on one thread alone. State: the device state machines
 /// (`Evaluator.apply`) run over the fixes in log order, devices split into
 /// groups (device index mod the group count, several groups per thread) that
 /// the workers again take from a counter, each group reading its positions
@@ -350,8 +406,9 @@ public final class EvaluationRun {
     var workers: [Evaluator.Worker]
     /// The one-thread path's spatial order.
     var spatial = SpatialOrder()
-    /// The multi-thread path's slices (reused between batches).
+    /// The multi-thread path's slices (reused between batches), and who queries what of each.
     var slices: [BatchSlice] = []
+    var claims: [SliceClaim] = []
     /// Per batch position, where its classifications are.
     var answers: [FixAnswer] = []
     /// Devices seen so far (dense indices `0..<deviceCount`).
@@ -378,6 +435,9 @@ public final class EvaluationRun {
 
     /// Fewest fixes per slice of the multi-thread query phase (tests lower it).
     var minimumSlice = 1024
+    /// Sorted positions a worker takes at a time from a slice's front or back (``SliceClaim``):
+    /// a few dozen queries, against one atomic exchange.
+    static let claimStep = 64
     /// Whether the query phase screens fixes with the index's miss filter first (tests turn
     /// it off to compare).
     var screensMisses = true
@@ -552,10 +612,16 @@ public final class EvaluationRun {
         let sliceCount = max(1, min(threads, n / minimumSlice))
         let sliceLength = (n + sliceCount - 1) / sliceCount
         while slices.count < sliceCount { slices.append(BatchSlice()) }
+        while claims.count < sliceCount { claims.append(SliceClaim()) }
+        for s in 0..<sliceCount { claims[s].reset() }
+        let claims = claims
         let groupCount = groupCount, shift = groupShift
 
-        // Queries, slice by slice, each in its own spatial order.
+        // Queries, slice by slice, each in its own spatial order: a worker sorts a slice and
+        // queries it from the front; with no slice left to sort, it queries the others' from
+        // their backs (SliceClaim), so no worker waits while a slice has fixes left.
         let nextSlice = GroupCounter()
+        let step = Self.claimStep
         batch.withUnsafeBufferPointer { b in
             answers.withUnsafeMutableBufferPointer { a in
                 workers.withUnsafeMutableBufferPointer { ws in
@@ -572,11 +638,27 @@ public final class EvaluationRun {
                                 let slice = sliceBase.base + s
                                 let m = slice.pointee.spatial.screenAndSort(fixes.base + lo, hi - lo, filter: filter, margin: margin,
                                                                             worker: Int32(k), answers: out.base + lo)
-                                slice.pointee.spatial.order.withUnsafeBufferPointer { o in
-                                    EvaluationRun.query(ev, fixes.base + lo, o.baseAddress!, 0, m,
+                                // The order's storage stays put until the next batch sorts this slice.
+                                let order = slice.pointee.spatial.order.withUnsafeBufferPointer { $0.baseAddress }
+                                claims[s].publish(order, count: m)
+                                slice.pointee.group(fixes.base, lo, hi, groups: groupCount)
+                                while let r = claims[s].front(step) {
+                                    EvaluationRun.query(ev, fixes.base + lo, order!, r.lowerBound, r.upperBound,
                                                         workerBase.base + k, Int32(k), out.base + lo)
                                 }
-                                slice.pointee.group(fixes.base, lo, hi, groups: groupCount)
+                            }
+                            // Every slice is taken: help those still being queried, from their backs.
+                            var helped = true
+                            while helped {
+                                helped = false
+                                for s in 0..<sliceCount {
+                                    let lo = s * sliceLength
+                                    while let r = claims[s].back(step) {
+                                        helped = true
+                                        EvaluationRun.query(ev, fixes.base + lo, claims[s].order!, r.lowerBound, r.upperBound,
+                                                            workerBase.base + k, Int32(k), out.base + lo)
+                                    }
+                                }
                             }
                         }
                     }

@@ -494,6 +494,72 @@ final class CSVFastRowTests: XCTestCase {
         }
     }
 
+    /// Runs of rows the one-check path takes, each run followed by one it must decline: a number
+    /// out of range, a number it does not convert (a '+', 16 digits, an exponent), a byte
+    /// between the numbers and the line end, a field too many, a quoted field over a line end,
+    /// an invalid time, a negative accuracy, a blank line; times ISO, integer or decimal epochs
+    /// (one more number in the run), changing within a run; `\n` or `\r\n`. The same fixes,
+    /// devices, skips, messages and errors as the general path, lenient and strict, serially
+    /// (windows that cut rows, and the file mapped) and in parallel.
+    func testDeclinedRowsAmongOneCheckRowsSameAsGeneralPath() {
+        for seed in 1...6 as ClosedRange<UInt64> {
+            var g = SeededGenerator(seed: 60 + seed)
+            let accuracy = seed % 2 == 0
+            let nl = seed % 3 == 0 ? "\r\n" : "\n"
+            var text = (accuracy ? "device,time,lat,lon,accuracy" : "device,time,lat,lon") + nl
+            var t = 1_750_000_000
+            var form = 0
+            for _ in 0..<120 {
+                for _ in 0..<Int(1 + g.next() % 45) {
+                    t += 1 + Int(g.next() % 3)
+                    if g.next() % 7 == 0 { form = Int(g.next() % 3) }
+                    let time = form == 0 ? String(t) : form == 1 ? LogTime.format(Double(t)) : "\(t).25"     // read apart, or a number of the run
+                    let lat = String(format: "%.\(g.next() % 8)f", Double(g.next() % 180_000_000) / 1e6 - 90)
+                    let lon = String(format: "%.\(g.next() % 8)f", Double(g.next() % 360_000_000) / 1e6 - 180)
+                    text += "d\(g.next() % 9),\(time),\(lat),\(lon)" + (accuracy ? ",\(g.next() % 50).5" : "") + nl
+                }
+                t += 1
+                let tail = accuracy ? ",3.5" : ""
+                let d = "d\(g.next() % 9)"
+                switch g.next() % 11 {
+                case 0: text += "\(d),\(t),95.5,10.0\(tail)"
+                case 1: text += "\(d),\(t),45.0,+12.5\(tail)"
+                case 2: text += "\(d),\(t),12.345678901234567,10.0\(tail)"
+                case 3: text += "\(d),\(t),1e1,10.0\(tail)"
+                case 4: text += "\(d),\(t),12.5,10.0\(tail),x"
+                case 5: text += "\(d),\(t),12.5,10.0\(tail) "
+                case 6: text += "\(d),\(t),\"12.5\(nl)\",10.0\(tail)"
+                case 7: text += "\(d),2026-06-30T02:07:61Z,12.5,10.0\(tail)"
+                case 8: text += accuracy ? "\(d),\(t),12.5,10.0,-1" : "\(d),\(t),-90.5,10.0"
+                case 9: text += ""
+                default: text += "\(d),\(t),12.5\r,10.0\(tail)"
+                }
+                text += nl
+            }
+            let path = write(Array(text.utf8), "block\(seed).csv")
+            for lenient in [true, false] {
+                let base = LogReaderOptions(skipInvalid: lenient)
+                let general = outcome(path, base, fast: false)
+                if lenient { XCTAssertGreaterThan(general.fixes.count, 2_000, "seed \(seed)") }
+                assertSame(outcome(path, base, fast: true), general, "seed \(seed), lenient \(lenient), mapped")
+                for chunk in [7, 300, 1 << 20] {
+                    var o = base
+                    o.chunkSize = chunk
+                    o.mapThreshold = Int.max
+                    assertSame(outcome(path, o, fast: true), general, "seed \(seed), lenient \(lenient), chunk \(chunk)")
+                }
+                for threads in [2, 8] {
+                    for chunk in [700, 1 << 20] {
+                        var o = base
+                        o.threads = threads
+                        o.parallelChunkSize = chunk
+                        assertSame(outcome(path, o, fast: true), general, "seed \(seed), lenient \(lenient), threads \(threads), chunk \(chunk)")
+                    }
+                }
+            }
+        }
+    }
+
     /// Clean logs (the shape the fast path is for), one device per row or runs of one device,
     /// read whole: the same fixes as the general path and as strtod.
     func testCleanLogMatchesStrtod() throws {
