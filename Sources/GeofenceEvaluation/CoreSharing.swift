@@ -158,7 +158,7 @@ public struct CoreSharing: Sendable {
     /// take longer than split's batches (``oneThreadShare``).
     private mutating func chooseNext() {
         guard let s = split.min() else { mode = .split; return }
-        let pipelinedCannotWin = !splitOneThread.isEmpty && splitOneThread.min()! >= 1
+        let pipelinedCannotWin = (splitOneThread.min() ?? 0) >= 1
         guard let p = pipelined.min() else { mode = pipelinedCannotWin ? .split : .pipelined; return }
         let best: Mode = p < s ? .pipelined : .split
         let early = Self.earlyProbes.contains(batches)

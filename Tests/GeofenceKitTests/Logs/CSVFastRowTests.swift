@@ -360,6 +360,27 @@ final class CSVFastRowTests: XCTestCase {
         return o
     }
 
+    /// The fast path's outcome of `path` (options `base`) against `general`: read serially
+    /// through the read buffer (not mapped) with each window size of `windows` (rows cut at
+    /// every window end), and with 2 and 8 threads in parallel chunks of each size of `chunks`.
+    func assertFastRowsSame(_ path: String, _ base: LogReaderOptions, as general: Outcome, windows: [Int], chunks: [Int],
+                            _ what: String, file: StaticString = #filePath, line: UInt = #line) {
+        for window in windows {
+            var o = base
+            o.chunkSize = window
+            o.mapThreshold = Int.max      // through the read buffer (a mapped file has none)
+            assertSame(outcome(path, o, fast: true), general, "\(what), chunk \(window)", file: file, line: line)
+        }
+        for threads in [2, 8] {
+            for chunk in chunks {
+                var o = base
+                o.threads = threads
+                o.parallelChunkSize = chunk
+                assertSame(outcome(path, o, fast: true), general, "\(what), threads \(threads), chunk \(chunk)", file: file, line: line)
+            }
+        }
+    }
+
     /// A CSV log whose rows mix what the fast path takes with everything it must decline.
     func generatedLog(seed: UInt64, rows: Int) -> [UInt8] {
         var g = SeededGenerator(seed: seed)
@@ -432,20 +453,8 @@ final class CSVFastRowTests: XCTestCase {
                 let base = LogReaderOptions(skipInvalid: lenient)
                 let general = outcome(path, base, fast: false)
                 if lenient { XCTAssertGreaterThan(general.fixes.count, 100, "seed \(seed): too few good rows to compare") }
-                for chunk in [1, 7, 64, 1000, 1 << 20] {
-                    var o = base
-                    o.chunkSize = chunk
-                    o.mapThreshold = Int.max      // through the read buffer (a mapped file has none)
-                    assertSame(outcome(path, o, fast: true), general, "seed \(seed), lenient \(lenient), chunk \(chunk)")
-                }
-                for threads in [2, 8] {
-                    for chunk in [5, 300, 1 << 20] {
-                        var o = base
-                        o.threads = threads
-                        o.parallelChunkSize = chunk
-                        assertSame(outcome(path, o, fast: true), general, "seed \(seed), lenient \(lenient), threads \(threads), chunk \(chunk)")
-                    }
-                }
+                assertFastRowsSame(path, base, as: general, windows: [1, 7, 64, 1000, 1 << 20], chunks: [5, 300, 1 << 20],
+                                   "seed \(seed), lenient \(lenient)")
             }
         }
     }
@@ -478,20 +487,7 @@ final class CSVFastRowTests: XCTestCase {
         let path = write(Array(text.utf8), "runs.csv")
         let general = outcome(path, LogReaderOptions(), fast: false)
         XCTAssertGreaterThan(general.devices.count, 100)
-        for chunk in [7, 64, 1 << 20] {
-            var o = LogReaderOptions()
-            o.chunkSize = chunk
-            o.mapThreshold = Int.max
-            assertSame(outcome(path, o, fast: true), general, "chunk \(chunk)")
-        }
-        for threads in [2, 8] {
-            for chunk in [300, 4096, 1 << 20] {
-                var o = LogReaderOptions()
-                o.threads = threads
-                o.parallelChunkSize = chunk
-                assertSame(outcome(path, o, fast: true), general, "threads \(threads), chunk \(chunk)")
-            }
-        }
+        assertFastRowsSame(path, LogReaderOptions(), as: general, windows: [7, 64, 1 << 20], chunks: [300, 4096, 1 << 20], "runs")
     }
 
     /// Runs of rows the one-check path takes, each run followed by one it must decline: a number
@@ -542,20 +538,7 @@ final class CSVFastRowTests: XCTestCase {
                 let general = outcome(path, base, fast: false)
                 if lenient { XCTAssertGreaterThan(general.fixes.count, 2_000, "seed \(seed)") }
                 assertSame(outcome(path, base, fast: true), general, "seed \(seed), lenient \(lenient), mapped")
-                for chunk in [7, 300, 1 << 20] {
-                    var o = base
-                    o.chunkSize = chunk
-                    o.mapThreshold = Int.max
-                    assertSame(outcome(path, o, fast: true), general, "seed \(seed), lenient \(lenient), chunk \(chunk)")
-                }
-                for threads in [2, 8] {
-                    for chunk in [700, 1 << 20] {
-                        var o = base
-                        o.threads = threads
-                        o.parallelChunkSize = chunk
-                        assertSame(outcome(path, o, fast: true), general, "seed \(seed), lenient \(lenient), threads \(threads), chunk \(chunk)")
-                    }
-                }
+                assertFastRowsSame(path, base, as: general, windows: [7, 300, 1 << 20], chunks: [700, 1 << 20], "seed \(seed), lenient \(lenient)")
             }
         }
     }
