@@ -27,6 +27,11 @@ the single-threaded joins (this machine is shared; CPU time is the steadier basi
 counting pairs); loading files and building the fence tree are excluded, as geofence-bench
 excludes compiling the fences. Ours: the join alone (containing() per fix, 1 thread) and the
 whole evaluation (state machine, events) from memory and from the CSV file.
+With --cli GEOFENCE, the scattered workload also gets ours in turn: the whole `geofence evaluate`
+run (compiled fences, CSV read, events written, every core) after the warm-up and after each
+repetition of DuckDB's and SedonaDB's join, so that the ratio of the two medians holds on a
+machine whose speed drifts between the bench run and the peers' (a shared host varies by a
+fifth or more within minutes).
 """
 import argparse
 import csv
@@ -34,8 +39,11 @@ import json
 import math
 import os
 import platform
+import shutil
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 
 import numpy as np
@@ -120,21 +128,43 @@ def exact_pairs(fi, ci, clat, clon, crad, flat, flon):
 
 
 CPU = {}  # label -> median thread CPU seconds of the last timed() call
+# In-turn timing: while IN_TURN["run"] is set, timed() runs it after the warm-up and after each
+# repetition (our whole CLI run, alternating with the peer's join, so that a machine whose
+# speed drifts slows both alike) and leaves the median of its wall seconds in IN_TURN["seconds"].
+IN_TURN = {"run": None, "seconds": None}
 
 
 def timed(fn, repeats, label=None):
     """Median wall seconds (and, under `label`, median thread CPU seconds) of `repeats` runs after a warm-up."""
     fn()  # warm-up
-    times, cpus, result = [], [], None
+    between = IN_TURN["run"]
+    if between:
+        between()  # its warm-up
+    times, cpus, others, result = [], [], [], None
     for _ in range(repeats):
         c0 = time.thread_time()
         t0 = time.perf_counter()
         result = fn()
         times.append(time.perf_counter() - t0)
         cpus.append(time.thread_time() - c0)
+        if between:
+            others.append(between())
     if label:
         CPU[label] = statistics.median(cpus)
+    IN_TURN["seconds"] = statistics.median(others) if others else None
     return statistics.median(times), result
+
+
+def ours_cli_run(cli, compiled, fixes, threads):
+    """A function that runs `geofence evaluate` on `fixes` with the `compiled` fences (events to
+    /dev/null) and returns its wall seconds, process start to exit."""
+    args = [cli, "evaluate", "--fences", compiled, "--log", fixes, "-o", "/dev/null", "--threads", str(threads), "--quiet"]
+
+    def run():
+        t0 = time.perf_counter()
+        subprocess.run(args, check=True, stdout=subprocess.DEVNULL)
+        return time.perf_counter() - t0
+    return run
 
 
 def load_counties(path):
@@ -261,18 +291,27 @@ def sedona_polygons(poly_path, flat, flon, repeats):
     return {"seconds": secs, "pairs": pairs, "threads": os.cpu_count(), "operator": join_op, "version": version}, None
 
 
-def scattered_peers(manifest_path, repeats):
+def scattered_peers(manifest_path, repeats, cli=None):
     """Rows (workload, engine, threads, fixes/s wall, pairs, note) and single-thread CPU rates of
-    the peers on the scattered workload that geofence-bench wrote (--scattered-dir)."""
+    the peers on the scattered workload that geofence-bench wrote (--scattered-dir); with `cli`
+    (a geofence binary), also our whole CLI run in turn with each multi-threaded peer's join
+    (dicts: workload, peer, threads, seconds of each, ratio)."""
     with open(manifest_path, encoding="utf-8") as f:
         m = json.load(f)
     flat, flon = load_fixes(m["fixes"])
     nfix = len(flat)
-    rows, cpu_rates, counts = [], {}, {}
+    rows, cpu_rates, counts, in_turn = [], {}, {}, []
+    threads = os.cpu_count() or 1
+    tmp = tempfile.mkdtemp(prefix="geofence-peers-")
     for st in m["sets"]:
         name = st["name"]
         counts[name] = int(st["count"])
         print(f"  scattered: {name}", flush=True)
+        ours_run = None
+        if cli:
+            compiled = os.path.join(tmp, "fences.gfc")
+            subprocess.run([cli, "compile", "--fences", st["fences"], "-o", compiled, "--quiet"], check=True)
+            ours_run = ours_cli_run(cli, compiled, m["fixes"], threads)
         if st["kind"] == "circles":
             clat, clon, crad = load_circles([st["fences"]])
             t0 = time.perf_counter()
@@ -282,9 +321,13 @@ def scattered_peers(manifest_path, repeats):
             secs, pairs = timed(lambda: circle_join(tree, owner, clat, clon, crad, flat, flon), repeats, label=name)
             cpu_rates[(name, "shapely STRtree")] = nfix / CPU[name]
             rows.append((name, "shapely STRtree", 1, nfix / secs, pairs, f"box query + exact test; tree build {build:.2f} s excluded"))
+            IN_TURN["run"] = ours_run
             res, err = duckdb_circles(clat, clon, crad, flat, flon, repeats)
+            turn = IN_TURN["seconds"]
             what = "box SPATIAL_JOIN ({op}) + ST_Distance_Spheroid"
             res2, err2 = sedona_circles(clat, clon, crad, flat, flon, repeats)
+            turn2 = IN_TURN["seconds"]
+            IN_TURN["run"] = None
             what2 = "box join ({op}) + exact test in numpy/pyproj"
         else:
             polys = load_counties(st["fences"])
@@ -297,18 +340,26 @@ def scattered_peers(manifest_path, repeats):
             secs, pairs = timed(polys_tree, repeats, label=name)
             cpu_rates[(name, "shapely STRtree")] = nfix / CPU[name]
             rows.append((name, "shapely STRtree", 1, nfix / secs, pairs, f"STRtree(polygons).query(points, covered_by); build {build:.2f} s excluded"))
+            IN_TURN["run"] = ours_run
             res, err = duckdb_polygons(None, st["fences"], m["fixes"], repeats)
+            turn = IN_TURN["seconds"]
             what = "ST_Covers join ({op})"
             res2, err2 = sedona_polygons(st["fences"], flat, flon, repeats)
+            turn2 = IN_TURN["seconds"]
+            IN_TURN["run"] = None
             what2 = "ST_Intersects join ({op})"
-        for engine, r, e, w in [("duckdb spatial", res, err, what), ("sedonadb", res2, err2, what2)]:
+        for engine, r, e, w, t in [("duckdb spatial", res, err, what, turn), ("sedonadb", res2, err2, what2, turn2)]:
+            if r and t:
+                in_turn.append({"workload": name, "peer": engine, "threads": threads, "ours_seconds": t,
+                                "peer_seconds": r["seconds"], "ratio": r["seconds"] / t})
             if r:
                 label = "DuckDB" if engine.startswith("duckdb") else "SedonaDB"
                 rows.append((name, engine, r["threads"], nfix / r["seconds"], r["pairs"],
                              f"{label} {r['version']} {w.format(op=r['operator'])}; join alone (tables and fence geometries made before timing)"))
             else:
                 rows.append((name, engine, 0, float("nan"), None, e))
-    return rows, cpu_rates, counts, nfix
+    shutil.rmtree(tmp, ignore_errors=True)
+    return rows, cpu_rates, counts, nfix, in_turn
 
 
 def postgis_peers(sock, circle_sets, counties_path, flat, flon, repeats):
@@ -373,6 +424,8 @@ def main():
     ap.add_argument("--scattered", metavar="DIR", help="also the scattered workload geofence-bench wrote there (--scattered-dir)")
     ap.add_argument("--scattered-only", action="store_true", help="only the scattered workload (no AIS sets)")
     ap.add_argument("--postgis", metavar="SOCKET_DIR", help="socket directory of a server started by postgis.sh (port 54329)")
+    ap.add_argument("--cli", metavar="GEOFENCE", help="geofence binary: on the scattered workload, also time its whole run "
+                    "(compiled fences, every core) in turn with each multi-threaded peer's join")
     a = ap.parse_args()
 
     root = a.root
@@ -474,7 +527,7 @@ def main():
                 rows.append(("counties × AIS", "postgis", 0, float("nan"), None, f"PostGIS failed: {e}"))
 
     if a.scattered:
-        srows, scpu, scounts, snfix = scattered_peers(os.path.join(a.scattered, "manifest.json"), a.repeats)
+        srows, scpu, scounts, snfix, in_turn = scattered_peers(os.path.join(a.scattered, "manifest.json"), a.repeats, a.cli)
         for name in scounts:
             add_ours(name, scattered=True)
             rows.extend(r for r in srows if r[0] == name)
@@ -516,6 +569,11 @@ def main():
                     rc = cpu_rates[(w, m[1])] / cpu_rates[(w, p[1])]
                     ratios.append({"workload": w, "ours": m[1], "peer": p[1], "ratio": rc, "basis": "cpu"})
                     print(f"  {w:34}{m[1]:22} / {p[1]:22} {rc:8.1f}×  (CPU time, both 1 thread)")
+    if a.scattered and in_turn:
+        print("\nin turn (our whole CLI run from the CSV, compiled fences, after each repetition of the peer's join; medians):")
+        for t in in_turn:
+            print(f"  {t['workload']:34}ours {t['threads']} threads CLI compiled / {t['peer']:16} "
+                  f"{snfix / t['ours_seconds'] / 1e6:6.2f} M / {snfix / t['peer_seconds'] / 1e6:6.2f} M fixes/s  {t['ratio']:5.2f}×")
     if a.json:
         out = {"trace": trace, "fixes": nfix, "python": platform.python_version(), "shapely": shapely.__version__,
                "shapely_geos": shapely.geos_version_string, "numpy": np.__version__,
@@ -523,7 +581,7 @@ def main():
                          "fixes_per_second": (v if v == v else None), "fixes_per_cpu_second": cpu_rates.get((w, e)),
                          "pairs": p, "note": n}
                         for w, e, t, v, p, n in rows],
-               "ratios": ratios}
+               "ratios": ratios, "in_turn": in_turn if a.scattered else []}
         with open(a.json, "w", encoding="utf-8") as f:
             json.dump(out, f, indent=1)
         print(f"wrote {a.json}")

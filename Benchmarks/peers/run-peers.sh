@@ -38,7 +38,7 @@ else
 fi
 # shellcheck disable=SC2086
 "$VENV/bin/python" "$PEERS/peers.py" --root "$ROOT" --ours "$OUT/peers-ours.json" --json "$OUT/peers.json" \
-    --scattered "$SCATTERED" $PG ${PEERS_ARGS:-}
+    --scattered "$SCATTERED" --cli .build/release/geofence $PG ${PEERS_ARGS:-}
 # Fence loading: the fences suite's GeoJSON files (kept in Benchmarks/peers/fence-files/, git-ignored)
 # read by us (text and compiled) and by shapely and pyogrio.
 if [ -z "${PEERS_ARGS:-}" ] || [ -n "${FENCE_LOADING:-}" ]; then
