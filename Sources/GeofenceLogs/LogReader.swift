@@ -268,6 +268,11 @@ public final class LogReader {
     /// Rounds of a parallel read begun while the one before was joined (tests).
     var roundsBegunAhead: Int { parallel?.roundsBegunAhead ?? 0 }
 
+    /// Rounds of a parallel read whose workers did not look devices up in the reader's table
+    /// (most devices were new), and whether the next one will (tests).
+    var roundsWithoutLookUp: Int { parallel?.roundsWithoutLookUp ?? 0 }
+    var looksUpKnownDevices: Bool { parallel?.lookUpKnown ?? false }
+
     deinit {
         // A round parsed in the background reads the source's buffer.
         parallel?.waitIdle()

@@ -359,6 +359,13 @@ struct ParallelReader {
     var knownSnapshots: [KnownSnapshot?] = [nil, nil]
     /// The background threads that parse the rounds.
     let crew = ParseCrew()
+    /// Whether a round's workers look devices up in the reader's table (``KnownDevices``):
+    /// not while, in the last round joined, more than half the fixes came with a device new
+    /// to the reader (a log whose devices seldom repeat), where a look-up mostly fails and
+    /// each round's first new device copied the table's arrays that the workers shared.
+    var lookUpKnown = true
+    /// Rounds begun without it (tests).
+    var roundsWithoutLookUp = 0
     /// Rounds begun ahead, while the one before was joined (tests).
     var roundsBegunAhead = 0
 
@@ -441,7 +448,11 @@ struct ParallelReader {
                                      timeRange: core.timeRange, known: nil)
         let set = nextSlots
         nextSlots = 1 - nextSlots
-        let snapshot = known.map { KnownSnapshot($0) }
+        // While most rows bring a device new to the reader, a look-up in the table finds
+        // little, and sharing it costs a copy of its arrays whenever the join adds one: the
+        // workers then keep every device in their chunk's table.
+        let snapshot = lookUpKnown ? known.map { KnownSnapshot($0) } : nil
+        if known != nil && !lookUpKnown { roundsWithoutLookUp += 1 }
         knownSnapshots[set] = snapshot
         if let snapshot { roundSettings.known = KnownDevices(snapshot: snapshot) }
         let settings = roundSettings
@@ -499,10 +510,13 @@ struct ParallelReader {
             knownSnapshots[set] = nil                       // the join's changes copy nothing now
         }
         var begunAhead = false
+        let devicesBefore = devices.keys.count
         defer {
             finishParsing()
-            joinedFixes += out.count - before
+            let fixes = out.count - before
+            joinedFixes += fixes
             joinedBytes += core.pos - from
+            if fixes > 0 { lookUpKnown = 2 * (devices.keys.count - devicesBefore) <= fixes }
         }
         do throws(GeofenceError) {
             for i in 0..<chunkCount {

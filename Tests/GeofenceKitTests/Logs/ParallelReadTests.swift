@@ -245,6 +245,28 @@ final class ParallelReadTests: XCTestCase {
         XCTAssertGreaterThan(reader.skipped[.malformedRow, default: 0], 0)
     }
 
+    /// A log whose devices do not repeat at first (each row a new one), then repeat: while most
+    /// rows bring a new device the workers stop looking devices up in the reader's table, and
+    /// look them up again once devices repeat; the read equals the serial one throughout.
+    func testNewDevicesThenRepeatedOnes() throws {
+        var s = "device,time,lat,lon\n"
+        for i in 0..<4000 { s += "new-\(i),\(1_600_000_000 + i),\(Double(i % 170) - 85),\(Double(i % 350) - 175)\n" }
+        for i in 0..<8000 { s += "new-\(i % 40),\(1_600_010_000 + i),\(Double(i % 170) - 85),\(Double(i % 350) - 175)\n" }
+        s += "new-3,1600000000,1,1\n"                                            // backwards: skipped, or the error
+        let path = dir + "/new-devices.csv"
+        XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: Data(s.utf8)))
+        assertSameAsSerial(path, LogReaderOptions(skipInvalid: true))
+        assertSameAsSerial(path, LogReaderOptions())
+        var o = LogReaderOptions(skipInvalid: true)
+        o.threads = 2
+        o.parallelChunkSize = 4096
+        let (fixes, reader) = try readLog(path, o)
+        XCTAssertEqual(fixes.count, 12_000)
+        XCTAssertEqual(reader.devices.names.count, 4000)
+        XCTAssertGreaterThan(reader.roundsWithoutLookUp, 0, "rounds of new devices only read without look-ups")
+        XCTAssertTrue(reader.looksUpKnownDevices, "look-ups back once devices repeat")
+    }
+
     /// A time going backwards across a chunk boundary names the line of the fix before it.
     func testTimeOrderAcrossChunks() {
         var s = "device,time,lat,lon\n"
