@@ -225,7 +225,19 @@ struct DeviceState {
     mutating func intern(_ p: UnsafePointer<UInt8>, _ n: Int, readable: Int = 0) -> Int32? {
         let tail = Self.tail(p, n, readable: Swift.max(n, readable))
         if previous >= 0 && equals(previous, p, n, tail: tail) { return previous }
-        let h = Self.hash(p, n, tail: tail)
+        return intern(p, n, hash: Self.hash(p, n, tail: tail), tail: tail)
+    }
+
+    /// Where the probe for `hash` starts (to prefetch; valid until the table next changes).
+    @inline(__always)
+    func slotAddress(_ hash: UInt64) -> UnsafePointer<Int32> {
+        slots.withUnsafeBufferPointer { $0.baseAddress! + (Int(truncatingIfNeeded: hash) & ($0.count &- 1)) }
+    }
+
+    /// ``intern(_:_:readable:)`` with the name's ``hash(_:_:tail:)`` and ``tail(_:_:readable:)``
+    /// already made (another table's key for the same bytes).
+    @inline(always)
+    mutating func intern(_ p: UnsafePointer<UInt8>, _ n: Int, hash h: UInt64, tail: UInt64) -> Int32? {
         let mask = slots.count &- 1
         var i = Int(truncatingIfNeeded: h) & mask
         if n <= 8 {

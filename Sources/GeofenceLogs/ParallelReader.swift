@@ -1,3 +1,4 @@
+import CSystem
 import GeofenceBase
 import Dispatch
 import Synchronization
@@ -588,7 +589,13 @@ struct ParallelReader {
         }
         global.removeAll(keepingCapacity: true)
         global.append(contentsOf: repeatElement(-1, count: r.devices.offsets.count - 1))
-        let lines = r.lines, offsets = r.devices.offsets
+        let lines = r.lines, offsets = r.devices.offsets, localKeys = r.devices.keys
+        // The devices the chunk's workers did not find in the reader's table (none in a log
+        // whose devices all appeared in earlier rounds; nearly one a row where they seldom
+        // repeat) are met here in the order of their chunk indices, each first at its index:
+        // the slot of the one `slotLead` further is asked for then (from the chunk table's
+        // hash), so that the probes into the reader's table do not each wait for memory.
+        for key in localKeys.prefix(Self.slotLead) { geofence_prefetch(devices.slotAddress(key.hash)) }
         let fileIndex = core.fileIndex
         // Room for the rest of the round at this chunk's fixes per byte, so that `out` grows
         // once a round rather than doubling its way up (each step a copy into fresh pages).
@@ -617,7 +624,11 @@ struct ParallelReader {
                                 if g < 0 {
                                     let local = Int(f.device), s = offsets[local], e = offsets[local + 1]
                                     // A name the table refuses (the general path reports it).
-                                    guard e > s, let d = devices.intern(names.baseAddress! + s, e - s) else { break }
+                                    if local &+ Self.slotLead < localKeys.count {
+                                        geofence_prefetch(devices.slotAddress(localKeys[local &+ Self.slotLead].hash))
+                                    }
+                                    let key = localKeys[local]
+                                    guard e > s, let d = devices.intern(names.baseAddress! + s, e - s, hash: key.hash, tail: key.tail) else { break }
                                     g = d
                                     global[local] = d
                                     last = devices.lastFixes()
@@ -674,6 +685,9 @@ struct ParallelReader {
         core.pos = to
         core.line = lineBase + r.endLine
     }
+
+    /// How many devices new to the reader ahead the join asks for the table slot of one.
+    static let slotLead = 8
 
     /// The fewest bytes a record of a fix takes, for reserving the arrays of a chunk: four
     /// fields of one byte, three delimiters, a newline.
