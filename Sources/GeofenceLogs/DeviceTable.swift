@@ -234,6 +234,14 @@ struct DeviceState {
         slots.withUnsafeBufferPointer { $0.baseAddress! + (Int(truncatingIfNeeded: hash) & ($0.count &- 1)) }
     }
 
+    /// The key of the device in the slot where the probe for `hash` starts, if the slot is
+    /// taken (to prefetch; valid until the table next changes).
+    @inline(__always)
+    func firstKeyAddress(_ hash: UInt64) -> UnsafePointer<Key>? {
+        let id = slotAddress(hash).pointee
+        return id >= 0 ? keys.withUnsafeBufferPointer { $0.baseAddress! + Int(id) } : nil
+    }
+
     /// ``intern(_:_:readable:)`` with the name's ``hash(_:_:tail:)`` and ``tail(_:_:readable:)``
     /// already made (another table's key for the same bytes).
     @inline(always)

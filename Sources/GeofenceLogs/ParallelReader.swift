@@ -627,6 +627,12 @@ struct ParallelReader {
                                     if local &+ Self.slotLead < localKeys.count {
                                         geofence_prefetch(devices.slotAddress(localKeys[local &+ Self.slotLead].hash))
                                     }
+                                    // Half as far on, that slot is there: the key it points to
+                                    // (the probe compares it first) asked for in turn.
+                                    if local &+ Self.slotLead / 2 < localKeys.count,
+                                       let key = devices.firstKeyAddress(localKeys[local &+ Self.slotLead / 2].hash) {
+                                        geofence_prefetch(key)
+                                    }
                                     let key = localKeys[local]
                                     guard e > s, let d = devices.intern(names.baseAddress! + s, e - s, hash: key.hash, tail: key.tail) else { break }
                                     g = d
