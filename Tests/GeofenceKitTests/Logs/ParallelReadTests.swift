@@ -51,6 +51,14 @@ final class ParallelReadTests: XCTestCase {
         return o
     }
 
+    /// Lenient reading on 2 threads with chunks of `chunk` bytes.
+    static func lenientTwoThreads(chunk: Int) -> LogReaderOptions {
+        var o = LogReaderOptions(skipInvalid: true)
+        o.threads = 2
+        o.parallelChunkSize = chunk
+        return o
+    }
+
     /// Serial (today's reader, one thread) against 2 and 8 threads with chunks of many sizes.
     func assertSameAsSerial(_ path: String, _ base: LogReaderOptions, file: StaticString = #filePath, line: UInt = #line) {
         for batch in [3, 8192] {
@@ -201,10 +209,7 @@ final class ParallelReadTests: XCTestCase {
         XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: Data(bytes)))
         assertSameAsSerial(path, LogReaderOptions(skipInvalid: true))
         assertSameAsSerial(path, LogReaderOptions())
-        var o = LogReaderOptions(skipInvalid: true)
-        o.threads = 2
-        o.parallelChunkSize = 16
-        let (_, reader) = try readLog(path, o)
+        let (_, reader) = try readLog(path, Self.lenientTwoThreads(chunk: 16))
         XCTAssertEqual(reader.skipped, [.malformedRow: 9])
     }
 
@@ -237,7 +242,7 @@ final class ParallelReadTests: XCTestCase {
         XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: Data(bytes)))
         assertSameAsSerial(path, LogReaderOptions(skipInvalid: true))
         assertSameAsSerial(path, LogReaderOptions())
-        let (fixes, reader) = try readLog(path, { var o = LogReaderOptions(skipInvalid: true); o.threads = 2; o.parallelChunkSize = 4096; return o }())
+        let (fixes, reader) = try readLog(path, Self.lenientTwoThreads(chunk: 4096))
         XCTAssertGreaterThan(reader.devices.names.count, 500)
         XCTAssertGreaterThan(fixes.count, 5000)
         XCTAssertEqual(reader.skipped.values.reduce(0, +), 6000 - fixes.count)
@@ -253,14 +258,10 @@ final class ParallelReadTests: XCTestCase {
         for i in 0..<4000 { s += "new-\(i),\(1_600_000_000 + i),\(Double(i % 170) - 85),\(Double(i % 350) - 175)\n" }
         for i in 0..<8000 { s += "new-\(i % 40),\(1_600_010_000 + i),\(Double(i % 170) - 85),\(Double(i % 350) - 175)\n" }
         s += "new-3,1600000000,1,1\n"                                            // backwards: skipped, or the error
-        let path = dir + "/new-devices.csv"
-        XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: Data(s.utf8)))
+        let path = writeFile(dir, "new-devices.csv", s)
         assertSameAsSerial(path, LogReaderOptions(skipInvalid: true))
         assertSameAsSerial(path, LogReaderOptions())
-        var o = LogReaderOptions(skipInvalid: true)
-        o.threads = 2
-        o.parallelChunkSize = 4096
-        let (fixes, reader) = try readLog(path, o)
+        let (fixes, reader) = try readLog(path, Self.lenientTwoThreads(chunk: 4096))
         XCTAssertEqual(fixes.count, 12_000)
         XCTAssertEqual(reader.devices.names.count, 4000)
         XCTAssertGreaterThan(reader.roundsWithoutLookUp, 0, "rounds of new devices only read without look-ups")
