@@ -19,9 +19,9 @@ let package = Package(
         .library(name: "GeofenceKit", targets: ["GeofenceKit"]),
     ],
     targets: [
-        // System libraries (Debian: libgeos-dev, libproj-dev, zlib1g-dev, libdeflate-dev, libgdal-dev; scripts/install-deps installs them).
+        // System libraries (Debian: libgeos-dev, libproj-dev, zlib1g-dev, libisal-dev, libgdal-dev; scripts/install-deps installs them).
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
-        .systemLibrary(name: "CDeflate", pkgConfig: "libdeflate", providers: [.apt(["libdeflate-dev"])]),
+        .systemLibrary(name: "CIsal", pkgConfig: "libisal", providers: [.apt(["libisal-dev"])]),
         // GEOS, PROJ and GDAL: headers at build time, each library opened with dlopen on first use
         // (Sources/CGEOS, Sources/CPROJ, Sources/CGDAL), so the CLI links none of them.
         .target(name: "CGEOS"),
@@ -45,7 +45,7 @@ let package = Package(
         // Fences as values (Fence, FenceShape, Coordinate) and the packed R-tree over them (FenceIndex).
         .target(name: "GeofenceIndex", dependencies: ["GeofenceBase", "Geodesy"], swiftSettings: checks),
         // Location logs: CSV, NDJSON and GPX readers (gzip, stdin), device interning, times.
-        .target(name: "GeofenceLogs", dependencies: ["GeofenceBase", "CZlib", "CDeflate", "CMapGuard", "CFastDecimal", "CSystem"], swiftSettings: checks),
+        .target(name: "GeofenceLogs", dependencies: ["GeofenceBase", "CIsal", "CMapGuard", "CFastDecimal", "CSystem"], swiftSettings: checks),
         // Fence files: GeoJSON and CSV loading, other vector formats through GDAL, validation and repair
         // (GEOS), reprojection (PROJ), writing.
         .target(name: "GeofenceFences", dependencies: ["GeofenceBase", "GeofenceIndex", "GeometryKit", "GeofenceGDAL", "Geodesy", "CZlib"], swiftSettings: checks),

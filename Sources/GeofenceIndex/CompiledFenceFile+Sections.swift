@@ -252,7 +252,7 @@ final class SectionReader {
     /// are none), their checksum checked.
     private func read(_ s: Section, _ e: Entry, into p: UnsafeMutableRawPointer?) throws(GeofenceError) {
         if e.length > 0, let p {
-            SectionReader.adviseHugePages(p, e.length)
+            HugePages.advise(p, e.length)
             try readExactly(p, count: e.length, at: e.offset)
         }
         if Hash64.hash(UnsafeRawPointer(p), count: e.length) != e.checksum { throw bad("checksum mismatch in section \(s)") }
@@ -306,16 +306,6 @@ final class SectionReader {
     /// Sections of at least this many bytes are mapped by ``column(_:scan:)``: below it, a read into
     /// fresh memory costs less than a mapping and its guard.
     nonisolated(unsafe) static var mapThreshold = 1 << 20
-
-    /// Asks for transparent huge pages over the whole 2 MiB pages of a large buffer about to be
-    /// filled (a section read into fresh memory faults in 512 times fewer pages).
-    static func adviseHugePages(_ p: UnsafeMutableRawPointer, _ length: Int) {
-        let huge = 2 << 20
-        guard length >= 2 * huge else { return }
-        let start = (Int(bitPattern: p) + huge - 1) / huge * huge
-        let end = (Int(bitPattern: p) + length) / huge * huge
-        if end > start { _ = madvise(UnsafeMutableRawPointer(bitPattern: start), end - start, MADV_HUGEPAGE) }
-    }
 
     /// Checks a section's checksum without keeping it: read through a small buffer
     /// (``readHash(_:stride:scan:)``), so its pages add nothing to the peak; a file cut short

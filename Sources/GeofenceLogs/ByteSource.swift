@@ -1,6 +1,4 @@
 import GeofenceBase
-import CZlib
-import CDeflate
 import Glibc
 import Synchronization
 
@@ -8,13 +6,14 @@ import Synchronization
 enum ByteSourceError: Error {
     /// `read(2)` failed with this errno.
     case io(Int32)
-    /// zlib refused the stream: zlib's own message, or "unexpected end of file".
+    /// The gzip stream cannot be inflated: what is wrong in zlib's words (``GzipStream``), or
+    /// "unexpected end of file".
     case gzip(String)
 }
 
 /// The bytes of one log, plain or gzip-compressed, read in chunks into one growable buffer.
 ///
-/// Owns the file descriptor (unless it is stdin), the zlib stream and the buffers, and
+/// Owns the file descriptor (unless it is stdin), the gzip stream and the buffers, and
 /// releases them in `deinit`. Memory: the decoded buffer (about two chunks, more only while a
 /// single line is longer than a chunk) plus one chunk of compressed input for gzip.
 ///
@@ -48,79 +47,74 @@ final class ByteSource {
     private(set) var prefilled = 0
 
     private(set) var isGzip = false
-    private var stream: UnsafeMutablePointer<z_stream>?
+    private var stream: GzipStream?
     private var input: UnsafeMutablePointer<UInt8>?
     private var rawEOF = false
     private var memberEnded = false
-    /// The file was one gzip member small enough to be read whole: inflated at once into
-    /// `base[0..<prefilled]`, nothing more to read.
+    /// The file was one gzip member small enough to be read whole: inflated into one buffer
+    /// (``whole``) that the window moves through, as through a mapped file.
     private(set) var inflatedWhole = false
+    /// The buffer a whole gzip file is inflated into (until its rest is handed over to the
+    /// stream, which seldom happens: ``GzipWhole``).
+    private var whole: GzipWhole?
+    /// The mapped gzip file a whole buffer is inflated from (kept until the end: after a
+    /// hand-over the stream goes on reading it).
+    private var gzipMapping: MappedFile?
     /// A large plain regular file is mapped read-only instead of read (``MappedFile``):
     /// `base` points into the mapping, and moves forward where a read buffer would move bytes
     /// to its front.
     private var mapped: MappedFile?
 
-    /// `p[0..<n]` inflated whole with libdeflate when it is exactly one gzip member whose
-    /// trailer gives its size (at most `limit`, 256 MiB by default), into a buffer with `room`
-    /// bytes to spare; nil otherwise (several members, damage, a truncated file: then zlib
-    /// reads it as a stream and reports what is wrong).
-    static func inflateWhole(_ p: UnsafeMutablePointer<UInt8>, _ n: Int, room: Int, limit: Int = 1 << 28)
-        -> (bytes: UnsafeMutablePointer<UInt8>, capacity: Int, count: Int)? {
-        guard n >= 18 else { return nil }
-        let size = Int(UInt32(littleEndian: UnsafeRawPointer(p + n - 4).loadUnaligned(as: UInt32.self)))
-        guard size > 0, size <= limit else { return nil }
-        guard let d = libdeflate_alloc_decompressor() else { return nil }
-        defer { libdeflate_free_decompressor(d) }
-        let capacity = size + Swift.max(room, 2)
-        let out = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity)
-        var used = 0, produced = 0
-        // LIBDEFLATE_SUCCESS, or BAD_DATA / SHORT_OUTPUT / INSUFFICIENT_SPACE
-        let r = libdeflate_gzip_decompress_ex(d, p, n, out, size, &used, &produced)
-        guard r == LIBDEFLATE_SUCCESS, used == n, produced == size else {
-            out.deallocate()
-            return nil
-        }
-        return (out, capacity, size)
-    }
-
-    /// Gzip files of at most this many bytes are read whole and inflated at once when they
-    /// hold one member (``readAndInflateWhole(fd:first:_:total:room:)``).
+    /// Gzip files of at most this many bytes are read whole and inflated into one buffer when
+    /// they hold one member (``wholeGzip(fd:first:_:total:room:threaded:)``).
     nonisolated(unsafe) static var wholeGzipBytes = 8 << 20
     /// The most bytes such a file may inflate to (the output is held whole).
     static let wholeGzipInflated = 64 << 20
 
-    /// A regular gzip file of `total` bytes, its first `n` already read at `first`, read whole
-    /// (`pread`, leaving the descriptor's offset at `n` unless it succeeds, then at the end) and
-    /// inflated at once with libdeflate, about 2.5 times faster than zlib's stream on its own
-    /// thread, when it is one member of at most ``wholeGzipInflated`` bytes inflated. Nil
-    /// otherwise: a second member to the eye (those are inflated in parallel), a read error,
-    /// damage, a larger output; the file is then read as a stream, which reports what is wrong.
-    static func readAndInflateWhole(fd: Int32, first: UnsafeMutablePointer<UInt8>, _ n: Int, total: Int, room: Int)
-        -> (bytes: UnsafeMutablePointer<UInt8>, capacity: Int, count: Int)? {
+    /// A regular gzip file of `total` bytes (at most ``wholeGzipBytes``), its first `n` already
+    /// read at `first`, read whole (`pread`, leaving the descriptor's offset at `n` unless it
+    /// succeeds, then at the end), to be inflated into one buffer (``whole(_:_:owned:room:threaded:)``).
+    /// Nil when a read fails or the file is not for one buffer: it is then read as a stream.
+    static func wholeGzip(fd: Int32, first: UnsafeMutablePointer<UInt8>, _ n: Int, total: Int, room: Int, threaded: Bool) -> GzipWhole? {
+        guard total >= 18, total <= wholeGzipBytes else { return nil }
         let all = UnsafeMutablePointer<UInt8>.allocate(capacity: total)
-        defer { all.deallocate() }
-        all.update(from: first, count: n)
-        var done = n
+        all.update(from: first, count: Swift.min(n, total))
+        var done = Swift.min(n, total)
         while done < total {
             let got = pread(fd, all + done, total - done, off_t(done))
             if got > 0 { done += got; continue }
             if got < 0 && errno == EINTR { continue }
+            all.deallocate()
             return nil
         }
-        guard GzipMembers.firstCandidate(all, 1, total) == nil,
-              let whole = inflateWhole(all, total, room: room, limit: wholeGzipInflated) else { return nil }
+        guard let whole = whole(all, total, owned: true, room: room, threaded: threaded) else {
+            all.deallocate()
+            return nil
+        }
+        // (Declined, the file is read as a stream from the offset `n`, where the first read left it.)
         guard lseek(fd, off_t(total), SEEK_SET) == off_t(total) else {
-            whole.bytes.deallocate()
+            whole.stop()      // and `all` goes with it
             return nil
         }
         return whole
+    }
+
+    /// The gzip file `p[0..<n]` (at most ``wholeGzipBytes``), to be inflated into one buffer of
+    /// the size its trailer gives (``GzipWhole``, which frees `p` if `owned`). Nil when the file
+    /// has a second gzip header to the eye (its members are inflated in parallel) or the
+    /// trailer gives no length up to ``wholeGzipInflated``.
+    static func whole(_ p: UnsafeMutablePointer<UInt8>, _ n: Int, owned: Bool, room: Int, threaded: Bool) -> GzipWhole? {
+        guard n >= 18, n <= wholeGzipBytes else { return nil }
+        let size = Int(UInt32(littleEndian: UnsafeRawPointer(p + n - 4).loadUnaligned(as: UInt32.self)))
+        guard size > 0, size <= wholeGzipInflated, GzipMembers.firstCandidate(p, 1, n) == nil else { return nil }
+        return GzipWhole(input: p, count: n, owned: owned, expected: size, room: room, threaded: threaded)
     }
 
     /// Opens `path` (`-` = stdin) and reads the first chunk.
     /// - Throws: ``GeofenceError/input(_:)`` with kind ``InputError/Kind/notFound``,
     ///   ``InputError/Kind/cannotOpen(errno:)`` or ``InputError/Kind/notAFile`` when the file
     ///   cannot be opened or is a directory, ``InputError/Kind/readFailed(errno:)`` when reading
-    ///   fails, ``InputError/Kind/malformed`` when zlib cannot start.
+    ///   fails.
     /// With `pipelined`, gzip is inflated ahead on a thread of its own (``InflatePipe``), unless
     /// the file is no larger than one chunk; from a regular file, with its members inflated
     /// ahead by up to `threads` workers when it has several (``GzipMembers``).
@@ -153,6 +147,8 @@ final class ByteSource {
         } else {
             totalBytes = nil
         }
+        // Whether a gzip file was looked at for one buffer already (from its mapping).
+        var wholeTried = false
         if ownsFD, let total = totalBytes, total >= Int64(mapThreshold), let m = MappedFile(fd: fd, size: Int(total)) {
             // Mapped, unless it is gzip (inflated as a stream below).
             if !(m.size >= 2 && m.base[0] == 0x1F && m.base[1] == 0x8B) {
@@ -161,6 +157,19 @@ final class ByteSource {
                 capacity = m.size
                 prefilled = m.size
                 readCount.store(total, ordering: .relaxed)
+                return
+            }
+            // gzip of one member small enough: inflated into one buffer from the mapping (no
+            // copy of the compressed bytes into fresh memory).
+            wholeTried = true
+            if let whole = Self.whole(m.base, m.size, owned: false, room: chunkSize, threaded: pipelined) {
+                isGzip = true
+                inflatedWhole = true
+                self.whole = whole
+                gzipMapping = m
+                readCount.store(total, ordering: .relaxed)
+                base = whole.bytes
+                capacity = whole.capacity
                 return
             }
         }
@@ -178,36 +187,24 @@ final class ByteSource {
         } catch {
             throw Self.geofenceError(error, path: path, line: 1)
         }
-        if n >= 2 && base[0] == 0x1F && base[1] == 0x8B, ownsFD, let total = totalBytes,
-           let whole = total == Int64(n) ? Self.inflateWhole(base, n, room: chunkSize)
-                     : total > Int64(n) && total <= Int64(Self.wholeGzipBytes) ? Self.readAndInflateWhole(fd: fd, first: base, n, total: Int(total), room: chunkSize)
-                     : nil {
-            // The whole file is one gzip member, read by the first read or small enough to be
-            // read now: inflated at once.
+        if n >= 2 && base[0] == 0x1F && base[1] == 0x8B, ownsFD, !wholeTried, let total = totalBytes,
+           let whole = Self.wholeGzip(fd: fd, first: base, n, total: Int(total), room: chunkSize, threaded: pipelined) {
+            // One gzip member, small enough to be read whole: inflated into one buffer, on a
+            // thread of its own when pipelined.
             isGzip = true
             inflatedWhole = true
+            self.whole = whole
             readCount.store(total, ordering: .relaxed)
             base.deallocate()
             base = whole.bytes
             capacity = whole.capacity
-            prefilled = whole.count
         } else if n >= 2 && base[0] == 0x1F && base[1] == 0x8B {
             isGzip = true
             let input = UnsafeMutablePointer<UInt8>.allocate(capacity: max(chunkSize, n))
             input.update(from: base, count: n)
             self.input = input
-            let s = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
-            s.initialize(to: z_stream())
-            s.pointee.next_in = input
-            s.pointee.avail_in = UInt32(n)
-            // windowBits 15 + 32: a 32 KiB window, gzip or zlib header detected automatically.
-            // Returns Z_OK, or Z_MEM_ERROR / Z_VERSION_ERROR / Z_STREAM_ERROR.
-            let r = czlib_inflateInit2(s, 15 + 32)
-            guard r == Z_OK else {
-                s.deinitialize(count: 1)
-                s.deallocate()
-                throw .malformed(SourceLocation(file: path), "cannot start gzip decompression (zlib error \(r))")
-            }
+            let s = GzipStream()
+            s.setInput(input, n)
             stream = s
             // A file of one chunk gains nothing from a thread of its own.
             // Members inflated ahead from a regular file: one larger than a chunk, or a file of
@@ -230,7 +227,7 @@ final class ByteSource {
         }
     }
 
-    /// The source as the inflating thread sees it: it alone touches the zlib stream, the
+    /// The source as the inflating thread sees it: it alone touches the gzip stream, the
     /// compressed input and the descriptor until ``InflatePipe/stop()`` returns.
     private struct UnsafeSource: @unchecked Sendable {
         unowned(unsafe) let base: ByteSource
@@ -239,24 +236,24 @@ final class ByteSource {
 
     deinit {
         pipe?.stop()
+        whole?.stop()
         // The workers read the file: wait for them before it is closed.
         members?.stop()
-        if let stream {
-            inflateEnd(stream)
-            stream.deinitialize(count: 1)
-            stream.deallocate()
-        }
         input?.deallocate()
-        if mapped == nil { base.deallocate() }
+        if mapped == nil && whole == nil { base.deallocate() }
         if ownsFD { close(fd) }
     }
 
     /// Whether the file is mapped (``MappedFile``).
     var isMapped: Bool { mapped != nil }
 
+    /// Whether bytes are read from a mapping (the plain file, or the gzip file inflated whole):
+    /// then ``shrank`` says whether what was read is valid.
+    var isGuarded: Bool { mapped != nil || gzipMapping != nil }
+
     /// Whether the mapped file shrank while it was read (what was read past its new end was
     /// zeros): the reader reports it (docs/logs.md#files-are-mapped).
-    var shrank: Bool { mapped?.shrank ?? false }
+    var shrank: Bool { (mapped?.shrank ?? false) || (gzipMapping?.shrank ?? false) }
 
     /// For a mapped file, the bytes from the last pages dropped to `base[pos]`; nil otherwise.
     func mappedBytesHeld(upTo pos: Int) -> Int? {
@@ -305,6 +302,34 @@ final class ByteSource {
             base += start
             return (end - start, true)
         }
+        if let whole {
+            // The window moves through the buffer as the bytes come out; nothing is copied.
+            base += start
+            let from = whole.bytes.distance(to: base), kept = end - start
+            let (count, progress) = whole.published(beyond: from + kept)
+            switch progress {
+            case .running: return (count - from, false)
+            case .finished: return (count - from, count == from + kept)   // the end only once nothing is added, as a stream says it
+            case .failed(let e):
+                if count > from + kept { return (count - from, false) }
+                throw e
+            case .handedOver:
+                if count > from + kept { return (count - from, false) }
+                // The rest is read as a stream, into a buffer of our own.
+                guard let (s, owned, ended) = whole.takeStream() else { throw .gzip("inflation stopped") }
+                let newCapacity = Swift.max(2 * chunkSize, kept + chunkSize)
+                let newBase = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
+                newBase.update(from: base, count: kept)
+                self.whole = nil
+                base = newBase
+                capacity = newCapacity
+                stream = s
+                self.input = owned   // (nil: the stream reads the mapping, kept to the end)
+                rawEOF = true
+                memberEnded = ended
+                return try refillOnce(keeping: 0, end: kept)
+            }
+        }
         let kept = end - start
         if start > 0 && kept > 0 { (base).update(from: base + start, count: kept) }
         if capacity - kept < chunkSize {
@@ -320,14 +345,14 @@ final class ByteSource {
         if let pipe {
             n = try pipe.read(into: base + kept, max: room)
         } else {
-            n = isGzip && !inflatedWhole ? try inflateSome(into: base + kept, max: room) : try readRaw(into: base + kept, max: room)
+            n = isGzip ? try inflateSome(into: base + kept, max: room) : try readRaw(into: base + kept, max: room)
         }
         return (kept + n, n == 0)
     }
 
     /// Moves `base[start..<end]` to the front without reading; returns the new end.
     func compact(keeping start: Int, end: Int) -> Int {
-        if mapped != nil {
+        if mapped != nil || whole != nil {
             base += start
             return end - start
         }
@@ -351,48 +376,25 @@ final class ByteSource {
 
     /// Decompresses into `p[0..<max]`; returns the byte count, 0 only at the end of the last member.
     private func inflateSome(into p: UnsafeMutablePointer<UInt8>, max: Int) throws(ByteSourceError) -> Int {
-        guard let s = stream, let input else { return 0 }
+        guard let s = stream else { return 0 }
         while true {
-            if s.pointee.avail_in == 0 && !rawEOF {
+            if s.availableInput == 0 && !rawEOF, let input {
                 let n = try readRaw(into: input, max: chunkSize)
-                if n == 0 {
-                    rawEOF = true
-                } else {
-                    s.pointee.next_in = input
-                    s.pointee.avail_in = UInt32(n)
-                }
+                if n == 0 { rawEOF = true } else { s.setInput(input, n) }
             }
             if memberEnded {
-                if s.pointee.avail_in == 0 {
+                if s.availableInput == 0 {
                     if rawEOF { return 0 }
                     continue
                 }
-                // Another member follows (or garbage, which inflate then reports).
-                // returns Z_OK, or Z_STREAM_ERROR for a broken stream state
-                guard inflateReset(s) == Z_OK else { throw .gzip("cannot reset the stream for the next member") }
+                // Another member follows (or garbage, which the stream then reports).
+                s.nextMember()
                 memberEnded = false
             }
-            s.pointee.next_out = p
-            s.pointee.avail_out = UInt32(max)
-            // returns Z_OK (progress), Z_STREAM_END (member complete), Z_BUF_ERROR (no progress
-            // possible: needs input), Z_DATA_ERROR / Z_NEED_DICT / Z_STREAM_ERROR / Z_MEM_ERROR
-            let r = inflate(s, Z_NO_FLUSH)
-            let produced = max - Int(s.pointee.avail_out)
-            switch r {
-            case Z_OK:
-                if produced > 0 { return produced }
-                if s.pointee.avail_in == 0 && rawEOF { throw .gzip("unexpected end of file") }
-            case Z_STREAM_END:
-                memberEnded = true
-                if produced > 0 { return produced }
-            case Z_BUF_ERROR:
-                if s.pointee.avail_in == 0 && rawEOF { throw .gzip("unexpected end of file") }
-                if s.pointee.avail_in != 0 { throw .gzip("no progress (zlib error \(r))") }
-            default:
-                let msg = s.pointee.msg.map { String(cString: $0) } ?? "zlib error \(r)"
-                // The bytes of this call are dropped: decoded garbage, most likely.
-                throw .gzip(msg)
-            }
+            let (produced, ended) = try s.inflate(into: p, max: max)
+            if ended { memberEnded = true }
+            if produced > 0 { return produced }
+            if !ended && s.availableInput == 0 && rawEOF { throw .gzip("unexpected end of file") }
         }
     }
 }

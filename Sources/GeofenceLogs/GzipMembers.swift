@@ -1,5 +1,4 @@
 import GeofenceBase
-import CZlib
 import Dispatch
 import Glibc
 import Synchronization
@@ -53,7 +52,7 @@ final class GzipMembers: @unchecked Sendable {
     private var scanTo = 0
     private var scanBuffer: UnsafeMutablePointer<UInt8>
     /// Inflating in file order: the stream, its input buffer, and the next offset to read.
-    private var stream: UnsafeMutablePointer<z_stream>?
+    private var stream: GzipStream?
     private var input: UnsafeMutablePointer<UInt8>
     private var inputPos = 0
 
@@ -101,11 +100,6 @@ final class GzipMembers: @unchecked Sendable {
     }
 
     deinit {
-        if let stream {
-            inflateEnd(stream)
-            stream.deinitialize(count: 1)
-            stream.deallocate()
-        }
         scanBuffer.deallocate()
         input.deallocate()
     }
@@ -222,19 +216,16 @@ final class GzipMembers: @unchecked Sendable {
             got += n
         }
         let out = UnsafeMutablePointer<UInt8>.allocate(capacity: Swift.max(1, m.expected))
-        let s = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
-        s.initialize(to: z_stream())
-        defer { s.deinitialize(count: 1); s.deallocate() }
-        // windowBits 15 + 16: gzip only. Returns Z_OK, or Z_MEM_ERROR / Z_VERSION_ERROR / Z_STREAM_ERROR.
-        guard czlib_inflateInit2(s, 15 + 16) == Z_OK else { out.deallocate(); return }
-        s.pointee.next_in = bytes
-        s.pointee.avail_in = UInt32(count)
-        s.pointee.next_out = out
-        s.pointee.avail_out = UInt32(m.expected)
-        // returns Z_STREAM_END when the member is complete and its CRC and length check
-        let r = inflate(s, Z_FINISH)
-        let proved = r == Z_STREAM_END && s.pointee.avail_in == 0 && s.pointee.avail_out == 0
-        inflateEnd(s)
+        let s = GzipStream()
+        s.setInput(bytes, count)
+        // The member, whole, into an output of exactly the size its trailer gives.
+        var made = 0, ended = false
+        while !ended {
+            guard let (n, end) = try? s.inflate(into: out + made, max: m.expected - made), n > 0 || end else { break }
+            made += n
+            ended = end
+        }
+        let proved = ended && made == m.expected && s.availableInput == 0
         if proved {
             m.output = out
             m.proved = true
@@ -247,23 +238,10 @@ final class GzipMembers: @unchecked Sendable {
 
     /// Starts inflating the member at `pos` in file order.
     private func startInOrder() throws(ByteSourceError) {
-        if let stream {
-            // returns Z_OK, or Z_STREAM_ERROR for a broken stream state
-            guard inflateReset(stream) == Z_OK else { throw .gzip("cannot reset the stream for the next member") }
-        } else {
-            let s = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
-            s.initialize(to: z_stream())
-            // windowBits 15 + 32: gzip or zlib header detected automatically, as the serial read.
-            // Returns Z_OK, or Z_MEM_ERROR / Z_VERSION_ERROR / Z_STREAM_ERROR.
-            let r = czlib_inflateInit2(s, 15 + 32)
-            guard r == Z_OK else {
-                s.deinitialize(count: 1)
-                s.deallocate()
-                throw .gzip("cannot start gzip decompression (zlib error \(r))")
-            }
-            stream = s
-        }
-        stream!.pointee.avail_in = 0
+        let s = stream ?? GzipStream()
+        if stream != nil { s.nextMember() }
+        stream = s
+        s.setInput(input, 0)
         inputPos = pos
         current = .serial
     }
@@ -272,33 +250,19 @@ final class GzipMembers: @unchecked Sendable {
     private func inflateInOrder(into p: UnsafeMutablePointer<UInt8>, max: Int) throws(ByteSourceError) -> Int {
         guard let s = stream else { return 0 }
         while true {
-            if s.pointee.avail_in == 0 && inputPos < size {
+            if s.availableInput == 0 && inputPos < size {
                 let n = try readInput()
-                s.pointee.next_in = input
-                s.pointee.avail_in = UInt32(n)
+                s.setInput(input, n)
             }
-            s.pointee.next_out = p
-            s.pointee.avail_out = UInt32(max)
-            // returns Z_OK (progress), Z_STREAM_END (member complete), Z_BUF_ERROR (no progress
-            // possible: needs input), Z_DATA_ERROR / Z_NEED_DICT / Z_STREAM_ERROR / Z_MEM_ERROR
-            let r = inflate(s, Z_NO_FLUSH)
-            let produced = max - Int(s.pointee.avail_out)
-            let atEnd = s.pointee.avail_in == 0 && inputPos >= size
-            switch r {
-            case Z_OK:
-                if produced > 0 { return produced }
-                if atEnd { throw .gzip("unexpected end of file") }
-            case Z_STREAM_END:
-                pos = inputPos - Int(s.pointee.avail_in)
+            let (produced, ended) = try s.inflate(into: p, max: max)
+            if ended {
+                pos = inputPos - s.availableInput
                 consumedBytes.store(Int64(pos), ordering: .relaxed)
                 current = .between
                 return produced
-            case Z_BUF_ERROR:
-                if atEnd { throw .gzip("unexpected end of file") }
-                if s.pointee.avail_in != 0 { throw .gzip("no progress (zlib error \(r))") }
-            default:
-                throw .gzip(s.pointee.msg.map { String(cString: $0) } ?? "zlib error \(r)")
             }
+            if produced > 0 { return produced }
+            if s.availableInput == 0 && inputPos >= size { throw .gzip("unexpected end of file") }
         }
     }
 

@@ -147,9 +147,10 @@ public final class LogReader {
     ///   ``InputError/Kind/readFailed(errno:)`` when reading fails.
     /// - Complexity: O(bytes read).
     public func next(into batch: inout [Fix], max: Int = 8192) throws(GeofenceError) -> Bool {
-        guard source.isMapped else { return try nextBatch(into: &batch, max: max) }
-        // A mapped file: what was read of it is valid unless it shrank meanwhile (the pages it
-        // lost read as zeros), whatever the batch or the error says.
+        guard source.isGuarded else { return try nextBatch(into: &batch, max: max) }
+        // A mapped file (plain, or gzip inflated whole from its mapping): what was read of it is
+        // valid unless it shrank meanwhile (the pages it lost read as zeros), whatever the
+        // batch or the error says.
         let more: Bool
         do {
             more = try nextBatch(into: &batch, max: max)

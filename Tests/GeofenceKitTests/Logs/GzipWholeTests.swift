@@ -3,9 +3,9 @@ import XCTest
 @testable import GeofenceLogs
 import GeofenceBase
 
-/// A small gzip log read by its first read is inflated whole (libdeflate) when it is one
-/// member, and only then: several members, a truncated file and damaged bytes are left to
-/// zlib's streaming reader, which reports what is wrong as before.
+/// A small gzip log of one member is inflated into one buffer (``GzipWhole``), and only such a
+/// log: one with a second member to the eye is left to the streaming readers. A truncated or
+/// damaged file, or one whose trailer gives the wrong length, never comes out as finished.
 final class GzipWholeTests: XCTestCase {
     var tmp = ""
     override func setUp() { tmp = makeTemporaryDirectory() }
@@ -16,9 +16,11 @@ final class GzipWholeTests: XCTestCase {
     func whole(_ b: [UInt8]) -> [UInt8]? {
         var b = b
         return b.withUnsafeMutableBufferPointer { p -> [UInt8]? in
-            guard let w = ByteSource.inflateWhole(p.baseAddress!, p.count, room: 16) else { return nil }
-            defer { w.bytes.deallocate() }
-            return Array(UnsafeBufferPointer(start: w.bytes, count: w.count))
+            guard let w = ByteSource.whole(p.baseAddress!, p.count, owned: false, room: 16, threaded: false) else { return nil }
+            // Without a thread, asking for everything inflates it all, step by step.
+            let (count, progress) = w.published(beyond: Int.max)
+            guard case .finished = progress else { return nil }
+            return Array(UnsafeBufferPointer(start: w.bytes, count: count))
         }
     }
 
@@ -97,6 +99,124 @@ final class GzipWholeTests: XCTestCase {
             if let serialErrors { XCTAssertEqual(errors, serialErrors, "\(threads) threads") } else { serialErrors = errors }
             XCTAssertTrue(errors[0].contains("unexpected end of file"), errors[0])
             XCTAssertNotEqual(errors[1], "none")
+        }
+    }
+}
+
+/// The rest of a whole gzip file handed over to the stream, and a whole file read from its
+/// mapping that shrinks meanwhile.
+final class GzipWholeHandOverTests: XCTestCase {
+    var tmp = ""
+    override func setUp() { tmp = makeTemporaryDirectory() }
+    override func tearDown() { try? FileManager.default.removeItem(atPath: tmp) }
+
+    func gzip(_ bytes: [UInt8], _ name: String) -> [UInt8] {
+        let plain = tmp + "/" + name
+        FileManager.default.createFile(atPath: plain, contents: Data(bytes))
+        XCTAssertEqual(runTool("/bin/gzip", ["-f", plain]), 0)
+        return Array(FileManager.default.contents(atPath: plain + ".gz")!)
+    }
+
+    func write(_ bytes: [UInt8], _ name: String) -> String {
+        let path = tmp + "/" + name
+        FileManager.default.createFile(atPath: path, contents: Data(bytes))
+        return path
+    }
+
+    /// The options of the reads below: `threads`, files mapped or read.
+    func options(_ threads: Int, mapped: Bool) -> LogReaderOptions {
+        var o = LogReaderOptions(chunkSize: 4096)
+        o.threads = threads
+        o.mapThreshold = mapped ? 0 : Int.max
+        return o
+    }
+
+    /// A second member whose header the candidates do not take for one (an OS byte gzip never
+    /// writes): the first fills the buffer, the stream then reads the second, and the fixes are
+    /// the plain file's, at every thread count, mapped or read.
+    func testAMemberNotSeenAheadIsReadByTheStream() throws {
+        let csv = packageRoot + "/data/virginia_beach_ais.csv"
+        let text = Array(FileManager.default.contents(atPath: csv)!)
+        let cut = text[(text.count / 2)...].firstIndex(of: 0x0A)! + 1
+        let first = gzip(Array(text[..<cut]), "a.csv"), second = gzip(Array(text[cut...]), "b.csv")
+        var unseen = second
+        unseen[9] = 100
+        XCTAssertFalse(GzipMembers.looksLikeHeader(unseen))
+        let path = write(first + unseen, "two.csv.gz")
+        let (plain, _) = try readLog(csv)
+        for threads in [1, 2, 8] {
+            for mapped in [true, false] {
+                let (fixes, reader) = try readLog(path, options(threads, mapped: mapped))
+                XCTAssertTrue(reader.isInflatedWhole, "\(threads) threads, mapped \(mapped)")
+                XCTAssertEqual(fixes, plain, "\(threads) threads, mapped \(mapped)")
+            }
+        }
+    }
+
+    /// A trailer whose length is short of the member's (the buffer fills before its end, and
+    /// the stream goes on) or past it: the member's length check fails at its end, as in a
+    /// read that never tries the whole file.
+    func testAWrongLengthInTheTrailerIsADataCheckError() throws {
+        let csv = packageRoot + "/data/virginia_beach_ais.csv"
+        let member = gzip(Array(FileManager.default.contents(atPath: csv)!), "one.csv")
+        let length = member[(member.count - 4)...].enumerated().reduce(0) { $0 | Int($1.element) << (8 * $1.offset) }
+        defer { ByteSource.wholeGzipBytes = 8 << 20 }
+        for delta in [-100_000, -1, 1, 5000] {
+            var wrong = member
+            let n = UInt32(length + delta)
+            for k in 0..<4 { wrong[member.count - 4 + k] = UInt8(truncatingIfNeeded: n >> (8 * UInt32(k))) }
+            let path = write(wrong, "wrong\(delta).csv.gz")
+            for threads in [1, 2] {
+                for mapped in [true, false] {
+                    ByteSource.wholeGzipBytes = 8 << 20
+                    let o = options(threads, mapped: mapped)
+                    XCTAssertTrue(try LogReader(path: path, options: o).isInflatedWhole)
+                    let e = strictError(path, o)
+                    XCTAssertTrue(e?.description.hasSuffix(": bad gzip stream: incorrect data check") ?? false,
+                                  "length \(delta): \(String(describing: e))")
+                    ByteSource.wholeGzipBytes = 0
+                    XCTAssertFalse(try LogReader(path: path, options: o).isInflatedWhole)
+                    XCTAssertEqual(strictError(path, o)?.category, e?.category)
+                }
+            }
+        }
+    }
+
+    /// A gzip file inflated whole from its mapping, cut short after the first batch: read on
+    /// demand (one thread), the inflation meets the lost pages and the reader reports the file
+    /// as changed; with a thread of its own, the inflation may have read every page before the
+    /// cut (then every fix comes), but never garbage or a crash.
+    func testAMappedGzipFileThatShrinksIsReported() throws {
+        let plain = writeLargeLog(tmp, rows: 200_000)
+        XCTAssertEqual(runTool("/bin/gzip", ["-k", "-1", plain]), 0)
+        let (all, _) = try readLog(plain)
+        for threads in [1, 2] {
+            let path = tmp + "/shrinking\(threads).csv.gz"
+            try? FileManager.default.removeItem(atPath: path)
+            try FileManager.default.copyItem(atPath: plain + ".gz", toPath: path)
+            var o = LogReaderOptions()
+            o.threads = threads
+            let reader = try LogReader(path: path, options: o)
+            XCTAssertTrue(reader.isInflatedWhole)
+            var batch: [Fix] = []
+            XCTAssertTrue(try reader.next(into: &batch, max: 100))
+            var fixes = batch
+            XCTAssertEqual(truncate(path, 4096), 0)
+            var error: GeofenceError? = nil
+            do {
+                while try reader.next(into: &batch, max: 8192) { fixes += batch }
+            } catch let e {
+                error = e
+            }
+            if let error {
+                guard case .input(let input) = error else { XCTFail("\(threads) threads: \(error)"); continue }
+                XCTAssertEqual(input.kind, .readFailed(errno: EIO))
+                XCTAssertTrue(input.message.contains("shrank"), input.message)
+                XCTAssertEqual(Array(all.prefix(fixes.count)), fixes)
+            } else {
+                XCTAssertEqual(threads, 2, "read on demand, the lost pages are met")
+                XCTAssertEqual(fixes, all)
+            }
         }
     }
 }

@@ -6,7 +6,8 @@ import GeofenceTestSupport
 
 /// A large plain log is mapped instead of read: the same fixes, devices, skips, messages and
 /// errors as a read, at any thread count, whatever the file's last bytes; gzip is never
-/// mapped; and a file that shrinks while it is mapped is reported, never a crash.
+/// mapped as text (a small one is inflated from its mapping: `GzipWholeHandOverTests`); and a
+/// file that shrinks while it is mapped is reported, never a crash.
 final class MappedFileTests: XCTestCase {
     var dir = ""
     override func setUp() { dir = makeTemporaryDirectory() }
