@@ -19,8 +19,7 @@ let package = Package(
         .library(name: "GeofenceKit", targets: ["GeofenceKit"]),
     ],
     targets: [
-        // System libraries (Debian: libgeos-dev, libproj-dev, zlib1g-dev, libisal-dev, libgdal-dev; scripts/install-deps installs them).
-        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        // System libraries (Debian: libgeos-dev, libproj-dev, libisal-dev, libgdal-dev; scripts/install-deps installs them).
         .systemLibrary(name: "CIsal", pkgConfig: "libisal", providers: [.apt(["libisal-dev"])]),
         // GEOS, PROJ and GDAL: headers at build time, each library opened with dlopen on first use
         // (Sources/CGEOS, Sources/CPROJ, Sources/CGDAL), so the CLI links none of them.
@@ -40,15 +39,16 @@ let package = Package(
         .target(name: "GeometryKit", dependencies: ["CGEOS", "CPROJ", "Geodesy"], swiftSettings: checks),
         // Swift over GDAL's OGR vector API: reading layers of any OGR source, writing GeoPackage and FlatGeobuf.
         .target(name: "GeofenceGDAL", dependencies: ["CGDAL"], swiftSettings: checks),
-        // What every module shares: the error types, JSON and CSV codecs, atomic output files, SHA-256.
-        .target(name: "GeofenceBase", dependencies: ["CMapGuard"], swiftSettings: checks),
+        // What every module shares: the error types, JSON and CSV codecs, atomic output files, SHA-256,
+        // gzip inflation (ISA-L).
+        .target(name: "GeofenceBase", dependencies: ["CMapGuard", "CIsal"], swiftSettings: checks),
         // Fences as values (Fence, FenceShape, Coordinate) and the packed R-tree over them (FenceIndex).
         .target(name: "GeofenceIndex", dependencies: ["GeofenceBase", "Geodesy"], swiftSettings: checks),
         // Location logs: CSV, NDJSON and GPX readers (gzip, stdin), device interning, times.
-        .target(name: "GeofenceLogs", dependencies: ["GeofenceBase", "CIsal", "CMapGuard", "CFastDecimal", "CSystem"], swiftSettings: checks),
+        .target(name: "GeofenceLogs", dependencies: ["GeofenceBase", "CMapGuard", "CFastDecimal", "CSystem"], swiftSettings: checks),
         // Fence files: GeoJSON and CSV loading, other vector formats through GDAL, validation and repair
         // (GEOS), reprojection (PROJ), writing.
-        .target(name: "GeofenceFences", dependencies: ["GeofenceBase", "GeofenceIndex", "GeometryKit", "GeofenceGDAL", "Geodesy", "CZlib"], swiftSettings: checks),
+        .target(name: "GeofenceFences", dependencies: ["GeofenceBase", "GeofenceIndex", "GeometryKit", "GeofenceGDAL", "Geodesy"], swiftSettings: checks),
         // The per-device state machines over the index: enter, exit and dwell events (pure Swift).
         .target(name: "GeofenceEvaluation", dependencies: ["GeofenceBase", "GeofenceIndex", "GeofenceLogs", "CSystem"], swiftSettings: checks),
         // The nearest-K region planner (which fences a phone monitors, and its refresh region) and

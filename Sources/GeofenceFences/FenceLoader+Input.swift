@@ -1,4 +1,3 @@
-import CZlib
 import Foundation
 import Synchronization
 import GeofenceBase
@@ -57,40 +56,33 @@ extension FenceLoader {
     }
 
     /// The decompressed content of a gzip stream (several members are concatenated).
-    /// - Throws: malformed, naming the file, when zlib reports an error or the stream is cut short.
+    /// - Throws: malformed, naming the file, when the stream is corrupt or cut short.
     static func gunzip(_ input: [UInt8], name: String) throws(GeofenceError) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(input.count * 4)
-        var stream = z_stream()
-        // windowBits 15 + 32: a 32 KiB window, gzip or zlib header detected.
-        guard czlib_inflateInit2(&stream, 15 + 32) == Z_OK else {
-            throw .malformed(SourceLocation(file: name), "cannot start gzip decompression")
-        }
-        defer { inflateEnd(&stream) }
-        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        let chunk = 1 << 16
+        let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: chunk)
+        defer { buffer.deallocate() }
         var failure: String?
+        let stream = GzipStream()
         input.withUnsafeBufferPointer { inBuf in
-            stream.next_in = UnsafeMutablePointer(mutating: inBuf.baseAddress!)
-            stream.avail_in = UInt32(inBuf.count)
+            stream.setInput(UnsafeMutablePointer(mutating: inBuf.baseAddress!), inBuf.count)
             while true {
-                let (r, produced) = chunk.withUnsafeMutableBufferPointer { outBuf -> (Int32, Int) in
-                    stream.next_out = outBuf.baseAddress
-                    stream.avail_out = UInt32(outBuf.count)
-                    let r = inflate(&stream, Z_NO_FLUSH)
-                    return (r, outBuf.count - Int(stream.avail_out))
-                }
-                out.append(contentsOf: chunk[0..<produced])
-                if r == Z_STREAM_END {
-                    // Another member may follow.
-                    if stream.avail_in == 0 { return }
-                    guard inflateReset(&stream) == Z_OK else { failure = "cannot read the next gzip member"; return }
-                    continue
-                }
-                if r == Z_BUF_ERROR && stream.avail_in == 0 { failure = "gzip stream is truncated"; return }
-                guard r == Z_OK else {
-                    failure = "corrupt gzip data (\(stream.msg.map { String(cString: $0) } ?? "zlib error \(r)"))"
+                let step: (count: Int, memberEnded: Bool)
+                do throws(GzipError) {
+                    step = try stream.inflate(into: buffer, max: chunk)
+                } catch {
+                    failure = "corrupt gzip data (\(error.message))"
                     return
                 }
+                out.append(contentsOf: UnsafeBufferPointer(start: buffer, count: step.count))
+                if step.memberEnded {
+                    // Another member may follow.
+                    if stream.availableInput == 0 { return }
+                    stream.nextMember()
+                    continue
+                }
+                if step.count == 0 && stream.availableInput == 0 { failure = "gzip stream is truncated"; return }
             }
         }
         if let failure { throw .malformed(SourceLocation(file: name), failure) }

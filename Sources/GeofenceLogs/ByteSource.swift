@@ -2,6 +2,17 @@ import GeofenceBase
 import Glibc
 import Synchronization
 
+extension GzipStream {
+    /// ``GzipStream/inflate(into:max:)`` failing as the byte source does.
+    func inflateLog(into p: UnsafeMutablePointer<UInt8>, max: Int) throws(ByteSourceError) -> (count: Int, memberEnded: Bool) {
+        do throws(GzipError) {
+            return try inflate(into: p, max: max)
+        } catch {
+            throw .gzip(error.message)
+        }
+    }
+}
+
 /// A failure of the byte source; the reader adds the file and line.
 enum ByteSourceError: Error {
     /// `read(2)` failed with this errno.
@@ -391,7 +402,7 @@ final class ByteSource {
                 s.nextMember()
                 memberEnded = false
             }
-            let (produced, ended) = try s.inflate(into: p, max: max)
+            let (produced, ended) = try s.inflateLog(into: p, max: max)
             if ended { memberEnded = true }
             if produced > 0 { return produced }
             if !ended && s.availableInput == 0 && rawEOF { throw .gzip("unexpected end of file") }

@@ -254,7 +254,7 @@ final class GzipMembers: @unchecked Sendable {
                 let n = try readInput()
                 s.setInput(input, n)
             }
-            let (produced, ended) = try s.inflate(into: p, max: max)
+            let (produced, ended) = try s.inflateLog(into: p, max: max)
             if ended {
                 pos = inputPos - s.availableInput
                 consumedBytes.store(Int64(pos), ordering: .relaxed)

@@ -104,7 +104,7 @@ final class GzipWhole: @unchecked Sendable {
             outcome = .handedOver
         } else {
             do {
-                let (n, ended) = try s.inflate(into: bytes + made, max: room)
+                let (n, ended) = try s.inflateLog(into: bytes + made, max: room)
                 count = n
                 if ended && s.availableInput > 0 {
                     memberEnded = true

@@ -160,6 +160,30 @@ final class FenceInputCommandTests: XCTestCase {
         try FileManager.default.copyItem(atPath: plain + ".gz", toPath: renamed)
         XCTAssertEqual(try inside(["-f", renamed]), expected)
         XCTAssertEqual(try inside(["-f", "-"], stdin: text), expected)
+        // Two members (the file split at a row, each part gzipped): one file. Cut short, or a
+        // trailer damaged: an error naming the file, exit 65.
+        let gz = [UInt8](try Data(contentsOf: URL(fileURLWithPath: plain + ".gz")))
+        let head = try write("gz-head.csv", "id,lat,lon,radius\n"), tail = try write("gz-tail.csv", "A,48.85,2.35,100\n")
+        for part in [head, tail] {
+            let z = Process()
+            z.executableURL = URL(fileURLWithPath: "/usr/bin/gzip")
+            z.arguments = ["-kf", part]
+            try z.run(); z.waitUntilExit()
+        }
+        let members = CLI.tempPath("gz-members.csv.gz")
+        try (Data(contentsOf: URL(fileURLWithPath: head + ".gz")) + Data(contentsOf: URL(fileURLWithPath: tail + ".gz")))
+            .write(to: URL(fileURLWithPath: members))
+        XCTAssertEqual(try inside(["-f", members]), expected)
+        let cut = CLI.tempPath("gz-cut.csv.gz"), damaged = CLI.tempPath("gz-damaged.csv.gz")
+        try Data(gz.prefix(gz.count - 6)).write(to: URL(fileURLWithPath: cut))
+        var flipped = gz
+        flipped[gz.count - 6] ^= 0xFF          // the CRC-32
+        try Data(flipped).write(to: URL(fileURLWithPath: damaged))
+        for (path, message) in [(cut, "gzip stream is truncated"), (damaged, "corrupt gzip data (incorrect data check)")] {
+            let r = try CLI.run(["validate", "-f", path])
+            XCTAssertEqual(r.status, 65, r.stderr)
+            XCTAssertTrue(r.stderr.contains("\(path): \(message)"), r.stderr)
+        }
         // Standard input is read once, so a command loading fences twice (subset) still sees them.
         let s = try CLI.run(["subset", "-f", "-", "--bbox", "2,48,3,49", "--format", "csv"], stdin: text)
         XCTAssertEqual(s.status, 0, s.stderr)
