@@ -66,7 +66,17 @@ extension FenceLoader {
         var failure: String?
         let stream = GzipStream()
         input.withUnsafeBufferPointer { inBuf in
-            stream.setInput(UnsafeMutablePointer(mutating: inBuf.baseAddress!), inBuf.count)
+            // The input in pieces of at most 1 GiB (the stream counts its input in 32 bits).
+            let base = UnsafeMutablePointer(mutating: inBuf.baseAddress!)
+            var given = 0
+            func feed() -> Bool {
+                guard given < inBuf.count else { return false }
+                let n = Swift.min(inBuf.count - given, 1 << 30)
+                stream.setInput(base + given, n)
+                given += n
+                return true
+            }
+            _ = feed()
             while true {
                 let step: (count: Int, memberEnded: Bool)
                 do throws(GzipError) {
@@ -78,11 +88,11 @@ extension FenceLoader {
                 out.append(contentsOf: UnsafeBufferPointer(start: buffer, count: step.count))
                 if step.memberEnded {
                     // Another member may follow.
-                    if stream.availableInput == 0 { return }
+                    if stream.availableInput == 0 && !feed() { return }
                     stream.nextMember()
                     continue
                 }
-                if step.count == 0 && stream.availableInput == 0 { failure = "gzip stream is truncated"; return }
+                if step.count == 0 && stream.availableInput == 0 && !feed() { failure = "gzip stream is truncated"; return }
             }
         }
         if let failure { throw .malformed(SourceLocation(file: name), failure) }
