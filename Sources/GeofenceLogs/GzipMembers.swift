@@ -238,10 +238,9 @@ final class GzipMembers: @unchecked Sendable {
 
     /// Starts inflating the member at `pos` in file order.
     private func startInOrder() throws(ByteSourceError) {
-        let s = stream ?? GzipStream()
-        if stream != nil { s.nextMember() }
-        stream = s
-        s.setInput(input, 0)
+        // The stream of the member before (its state reset), or a new one; input from `pos`.
+        if let stream { stream.nextMember() } else { stream = GzipStream() }
+        stream!.setInput(input, 0)
         inputPos = pos
         current = .serial
     }
