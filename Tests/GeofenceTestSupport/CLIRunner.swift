@@ -74,8 +74,21 @@ public enum CLI {
         return CLIResult(status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: e, as: UTF8.self))
     }
 
-    /// A fresh path in the temporary directory.
+    /// A fresh path in this test process's scratch directory (removed when the process exits,
+    /// so a run of the suite leaves nothing in the temporary directory).
     public static func tempPath(_ name: String) -> String {
-        NSTemporaryDirectory() + "geofence-cli-\(UUID().uuidString)-" + name
+        scratchDirectory + "/\(UUID().uuidString)-" + name
     }
+
+    /// One directory per test process for every `tempPath`, made on first use.
+    public static let scratchDirectory: String = {
+        let dir = NSTemporaryDirectory() + "geofence-cli-\(getpid())-\(UUID().uuidString)"
+        try! FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        scratchToRemove = dir
+        atexit { if let dir = scratchToRemove { try? FileManager.default.removeItem(atPath: dir) } }
+        return dir
+    }()
 }
+
+/// The scratch directory `atexit` removes (a C callback cannot capture it).
+nonisolated(unsafe) private var scratchToRemove: String?

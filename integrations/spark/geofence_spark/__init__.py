@@ -18,6 +18,7 @@ Settings:
 
 from __future__ import annotations
 
+import atexit
 import collections
 import hashlib
 import json
@@ -199,6 +200,9 @@ def _stage_dir() -> str:
     global _STAGE
     if _STAGE is None:
         _STAGE = tempfile.mkdtemp(prefix="geofence-spark-stage-")
+        # The staged copies are served to executors while the driver runs; the driver's exit
+        # removes them (a compiled fence file can be large, and each driver has its own stage).
+        atexit.register(shutil.rmtree, _STAGE, True)
     return _STAGE
 
 
