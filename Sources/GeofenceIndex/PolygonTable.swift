@@ -45,14 +45,26 @@ package struct PolygonTable: Sendable {
     /// Whether every vertex among `lonLat` (whole `lon, lat` pairs; a last odd value is taken
     /// as a longitude) is on the globe as the queries need it: longitude within ±540° (ring
     /// vertices unwrapped across the antimeridian), latitude within ±90°, both finite. One pass
-    /// without a branch per vertex (a comparison with NaN is false; infinities are out of range).
+    /// without a branch per vertex (a comparison with NaN is false; infinities are out of range),
+    /// four vertices at a time as vectors (a compiled file's open checks every vertex this way:
+    /// 16 instructions a vertex one at a time, about 5 so).
     static func verticesInRange(_ lonLat: UnsafeBufferPointer<Double>) -> Bool {
-        var outside = 0
-        let pairs = lonLat.count / 2
-        for v in 0..<pairs {
-            outside |= isOnGlobe(lon: lonLat[2 &* v], lat: lonLat[2 &* v &+ 1]) ? 0 : 1
+        guard let base = lonLat.baseAddress else { return true }
+        let wide = lonLat.count & ~7
+        let bound = SIMD8<Double>(540, 90, 540, 90, 540, 90, 540, 90)
+        var inside = SIMDMask<SIMD8<Int64>>(repeating: true)
+        var i = 0
+        while i < wide {
+            let v = UnsafeRawPointer(base + i).loadUnaligned(as: SIMD8<Double>.self)
+            inside .&= (v .<= bound) .& (v .>= -bound)
+            i &+= 8
         }
-        if lonLat.count % 2 == 1 && !isOnGlobe(lon: lonLat[lonLat.count - 1], lat: 0) { outside = 1 }
+        var outside = all(inside) ? 0 : 1
+        while i &+ 1 < lonLat.count {
+            outside |= isOnGlobe(lon: lonLat[i], lat: lonLat[i &+ 1]) ? 0 : 1
+            i &+= 2
+        }
+        if i < lonLat.count && !isOnGlobe(lon: lonLat[i], lat: 0) { outside = 1 }
         return outside == 0
     }
 
