@@ -3,6 +3,18 @@
 #include <stdint.h>
 #include <string.h>
 
+// Level 0: every run declined.
+static int no_decimals(const unsigned char *p, int count, unsigned char delimiter, double *values) {
+    (void)p;
+    (void)count;
+    (void)delimiter;
+    (void)values;
+    return 0;
+}
+
+geofence_decimals_function geofence_plain_decimals_run = no_decimals;
+static void choose_run(void);
+
 #if defined(__x86_64__)
 #include <cpuid.h>
 #include <tmmintrin.h>
@@ -14,6 +26,7 @@
 // a row at once). geofence_plain_decimals_level lowers it for the tests.
 static int level = 0;
 static int best_level = 0;
+
 
 // By a number's length in bytes (end, 1...15, its sign included) and the place of its point
 // (point; end - 1, the last digit's place, when it has none), as entry end * 16 + point:
@@ -48,10 +61,14 @@ __attribute__((constructor)) static void fast_decimal_init(void) {
         if ((b & want) == want && (lo & 0xE6) == 0xE6) best_level = 2;
     }
     level = best_level;
+    choose_run();
 }
 
 int geofence_plain_decimals_level(int wanted) {
-    if (wanted >= 0) level = wanted < best_level ? wanted : best_level;
+    if (wanted >= 0) {
+        level = wanted < best_level ? wanted : best_level;
+        choose_run();
+    }
     return level;
 }
 
@@ -243,6 +260,15 @@ __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,bmi"))) static int dec
     }
 }
 #endif
+
+// geofence_plain_decimals_run for the level now.
+static void choose_run(void) {
+#if defined(__x86_64__)
+    geofence_plain_decimals_run = level == 2 ? decimals512 : level == 1 ? decimals : no_decimals;
+#else
+    geofence_plain_decimals_run = no_decimals;
+#endif
+}
 
 int geofence_plain_decimals(const unsigned char *p, int count, unsigned char delimiter, double *values) {
 #if defined(__x86_64__)

@@ -65,7 +65,7 @@ enum PlainDecimal {
     /// number, or 0 when this path does not decide (what follows the last is the caller's to
     /// check). `16 · count + 16` bytes must be readable from `first`.
     ///
-    /// First through `geofence_plain_decimals` (C, SSSE3: per number one 16-byte load whose
+    /// First through `geofence_plain_decimals_direct` (C, SSSE3: per number one 16-byte load whose
     /// digit and point masks give its end, the digits moved last in 16 lanes by one shuffle,
     /// multiply-adds down to two 8-digit halves, and one division), in one call for the run;
     /// it decides every plain number of at most 15 bytes. What it declines, or a CPU without
@@ -74,7 +74,8 @@ enum PlainDecimal {
     @inline(always)
     static func wideRun(_ p: UnsafePointer<UInt8>, _ first: Int, _ count: Int, _ delimiter: UInt8,
                         _ values: UnsafeMutablePointer<Double>) -> Int {
-        let length = geofence_plain_decimals(p + first, Int32(truncatingIfNeeded: count), delimiter, values)
+        // The C function of the CPU's path, called without the dispatch (count is 1...4).
+        let length = geofence_plain_decimals_direct(p + first, Int32(truncatingIfNeeded: count), delimiter, values)
         return length > 0 ? Int(length) : wideRunScalar(p, first, count, delimiter, values)
     }
 

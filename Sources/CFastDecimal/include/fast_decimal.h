@@ -18,6 +18,16 @@
 // value (Clinger's fast path).
 int geofence_plain_decimals(const unsigned char *p, int count, unsigned char delimiter, double *values);
 
+// geofence_plain_decimals for a count of 1...4 (no other), without its dispatch: the function
+// of the path it takes now (set with the path, below). The CSV reader calls it for every row.
+typedef int (*geofence_decimals_function)(const unsigned char *p, int count, unsigned char delimiter, double *values);
+extern geofence_decimals_function _Nonnull geofence_plain_decimals_run;
+
+// A call of geofence_plain_decimals_run (inlined into the caller: one load, one call).
+static inline int geofence_plain_decimals_direct(const unsigned char *p, int count, unsigned char delimiter, double *values) {
+    return geofence_plain_decimals_run(p, count, delimiter, values);
+}
+
 // The path geofence_plain_decimals takes: 0 none (it always returns 0), 1 SSSE3, 2 AVX-512;
 // detected once at start as the best the CPU and OS allow. A `wanted` of 0 or more sets it
 // (never above what was detected; for tests); a negative one only reads it. Returns the path now.

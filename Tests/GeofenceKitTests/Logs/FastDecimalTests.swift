@@ -12,6 +12,11 @@ final class FastDecimalTests: XCTestCase {
     func forEachPath(_ body: (Int) -> Void) {
         let best = Int(geofence_plain_decimals_level(-1))
         defer { geofence_plain_decimals_level(Int32(best)) }
+        // No path: the reader's direct call declines every run.
+        XCTAssertEqual(geofence_plain_decimals_level(0), 0)
+        var values = [Double](repeating: 0, count: 4)
+        let plain = Array("1.5,2.5,3.5,4.5\n".utf8) + [UInt8](repeating: 0x30, count: 80)
+        for count in 1...4 { XCTAssertEqual(geofence_plain_decimals_direct(plain, Int32(count), UInt8(ascii: ","), &values), 0) }
         guard best > 0 else { return }
         for level in 1...best {
             XCTAssertEqual(Int(geofence_plain_decimals_level(Int32(level))), level)
@@ -85,6 +90,15 @@ final class FastDecimalTests: XCTestCase {
         bytes.append(UInt8(ascii: "\n"))                                 // the reference's scan stops here at the latest
         var values = [Double](repeating: .nan, count: 4)
         let end = Int(geofence_plain_decimals(bytes, Int32(count), UInt8(ascii: ","), &values))
+        // The reader's call without the dispatch takes the same path (it follows the level).
+        var direct = [Double](repeating: .nan, count: 4)
+        let directEnd = Int(geofence_plain_decimals_direct(bytes, Int32(count), UInt8(ascii: ","), &direct))
+        XCTAssertEqual(directEnd, end, "direct call, \(String(decoding: bytes.prefix(40), as: UTF8.self)) (count \(count))", file: file, line: line)
+        if end > 0 && directEnd == end {
+            for k in 0..<count where direct[k].bitPattern != values[k].bitPattern {
+                XCTFail("direct call, number \(k): \(direct[k]) for \(values[k])", file: file, line: line)
+            }
+        }
         let want = reference(bytes, count: count)
         guard let want else {
             XCTAssertEqual(end, 0, "declines \(String(decoding: bytes.prefix(40), as: UTF8.self)) (count \(count))", file: file, line: line)
