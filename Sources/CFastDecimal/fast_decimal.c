@@ -27,7 +27,6 @@ static void choose_run(void);
 static int level = 0;
 static int best_level = 0;
 
-
 // By a number's length in bytes (end, 1...15, its sign included) and the place of its point
 // (point; end - 1, the last digit's place, when it has none), as entry end * 16 + point:
 // the pshufb mask that puts its digits last in 16 lanes, zeros before (lane i takes byte
