@@ -269,18 +269,9 @@ static void choose_run(void) {
 #endif
 }
 
+// The path's function (one choice of it: choose_run), for the counts it takes.
 int geofence_plain_decimals(const unsigned char *p, int count, unsigned char delimiter, double *values) {
-#if defined(__x86_64__)
-    if (count >= 1 && count <= 4) {
-        if (__builtin_expect(level == 2, 1)) return decimals512(p, count, delimiter, values);
-        if (level == 1) return decimals(p, count, delimiter, values);
-    }
-#endif
-    (void)p;
-    (void)count;
-    (void)delimiter;
-    (void)values;
-    return 0;
+    return count >= 1 && count <= 4 ? geofence_plain_decimals_run(p, count, delimiter, values) : 0;
 }
 
 int geofence_line_end(const unsigned char *p) {

@@ -18,8 +18,9 @@
 // value (Clinger's fast path).
 int geofence_plain_decimals(const unsigned char *p, int count, unsigned char delimiter, double *values);
 
-// geofence_plain_decimals for a count of 1...4 (no other), without its dispatch: the function
-// of the path it takes now (set with the path, below). The CSV reader calls it for every row.
+// The function of the path geofence_plain_decimals takes now (set with the path, below), for a
+// count of 1...4 only (geofence_plain_decimals checks the count, then calls it). The CSV reader
+// calls it for every row, without that check.
 typedef int (*geofence_decimals_function)(const unsigned char *p, int count, unsigned char delimiter, double *values);
 extern geofence_decimals_function _Nonnull geofence_plain_decimals_run;
 
