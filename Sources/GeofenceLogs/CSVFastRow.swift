@@ -176,9 +176,11 @@ extension CSVLogParser {
         let (lat, lon, accuracy) = timeRead ? (n.0, n.1, n.2) : (n.1, n.2, n.3)
         if !timeRead { time = n.0 }
         guard lat >= -90 && lat <= 90 && lon >= -180 && lon <= 180 && accuracy >= 0 else { return false }
-        // The numbers end the row: at its `\n`, or at a `\r` just before it.
+        // The numbers end the row: at its `\n`, or at a `\r` just before it. A scan that found
+        // no `\n` in its 64 bytes gives 64, which is no line end: a run of 63 bytes and a `\r`
+        // would otherwise end there, and the row's next byte be skipped unread.
         let last = first &+ length
-        guard last == lineEnd || (last &+ 1 == lineEnd && p[last] == 0x0D) else { return false }
+        guard lineEnd &- first < 64, last == lineEnd || (last &+ 1 == lineEnd && p[last] == 0x0D) else { return false }
         let next = lineEnd &+ 1
         // As ReadCore.time, once the row is known to be whole.
         let t = numeric ? core.seconds(time) : time

@@ -543,6 +543,47 @@ final class CSVFastRowTests: XCTestCase {
         }
     }
 
+    /// Rows whose run of numbers (a decimal time, lat, lon, accuracy: four numbers of up to 15
+    /// bytes) ends 60 to 63 bytes after its first number, followed by a `\r` and then more
+    /// bytes, a `\r\n`, a `\n` or another field, so that the row's `\n` falls at, just inside or
+    /// past the end of the 64 bytes the line end is searched in: a row is taken only up to a
+    /// `\n` that was found, and what follows a lone `\r` is read as the general path reads it
+    /// (one row with the next one's fields in it). The same fixes, skips, messages and errors
+    /// as the general path, lenient and strict, serially and in parallel.
+    func testRunEndingAtTheLineScansEnd() {
+        var text = "device,time,lat,lon,accuracy\n"
+        var t = 1_591_279_000
+        func ordinary(_ n: Int) { for k in 0..<n { t += 1; text += "a\(k % 3),\(t),12.5,10.25,3.5\n" } }
+        ordinary(40)
+        let endings = ["\rXe,1591279898,1,2,3\n", "\r,X,1,2\n", "\r\n", "\n", "\rx\n", ",5\n", "\r\r\n"]
+        var rows = 0
+        for width in 12...15 {
+            for ending in endings {
+                t += 1
+                // Three numbers of 15 bytes (the time's fraction padded with zeros) and an
+                // accuracy of `width`: a run of 48 + `width` bytes.
+                let time = "\(t).0000"
+                let coordinate = "12.345678901234"
+                let accuracy = "1." + String(repeating: "0", count: width - 2)
+                text += "d\(rows % 5),\(time),\(coordinate),\(coordinate),\(accuracy)\(ending)"
+                rows += 1
+                ordinary(3)
+            }
+        }
+        ordinary(40)
+        let path = write(Array(text.utf8), "scan-end.csv")
+        for lenient in [true, false] {
+            let base = LogReaderOptions(skipInvalid: lenient)
+            let general = outcome(path, base, fast: false)
+            if lenient {
+                XCTAssertGreaterThan(general.fixes.count, 150)
+                XCTAssertGreaterThan(general.skipped.values.reduce(0, +), 8, "rows the general path refuses are among them")
+            }
+            assertSame(outcome(path, base, fast: true), general, "lenient \(lenient), mapped")
+            assertFastRowsSame(path, base, as: general, windows: [300, 1 << 20], chunks: [500, 1 << 20], "lenient \(lenient)")
+        }
+    }
+
     /// Clean logs (the shape the fast path is for), one device per row or runs of one device,
     /// read whole: the same fixes as the general path and as strtod.
     func testCleanLogMatchesStrtod() throws {
