@@ -15,17 +15,25 @@ static int no_decimals(const unsigned char *p, int count, unsigned char delimite
 geofence_decimals_function geofence_plain_decimals_run = no_decimals;
 static void choose_run(void);
 
+// The widest path the CPU takes, set once before main: 0 none (the caller's fallback), 1 SSSE3
+// (one number at a time), 2 AVX-512 BW/DQ/VL with the OS saving its registers (the numbers of
+// a row at once); 0 on other processors. geofence_plain_decimals_level lowers it for the tests.
+static int level = 0;
+static int best_level = 0;
+
+int geofence_plain_decimals_level(int wanted) {
+    if (wanted >= 0) {
+        level = wanted < best_level ? wanted : best_level;
+        choose_run();
+    }
+    return level;
+}
+
 #if defined(__x86_64__)
 #include <cpuid.h>
 #include <tmmintrin.h>
 
 #include <immintrin.h>
-
-// The widest path the CPU takes, set once before main: 0 none (the caller's fallback), 1 SSSE3
-// (one number at a time), 2 AVX-512 BW/DQ/VL with the OS saving its registers (the numbers of
-// a row at once). geofence_plain_decimals_level lowers it for the tests.
-static int level = 0;
-static int best_level = 0;
 
 // By a number's length in bytes (end, 1...15, its sign included) and the place of its point
 // (point; end - 1, the last digit's place, when it has none), as entry end * 16 + point:
@@ -61,14 +69,6 @@ __attribute__((constructor)) static void fast_decimal_init(void) {
     }
     level = best_level;
     choose_run();
-}
-
-int geofence_plain_decimals_level(int wanted) {
-    if (wanted >= 0) {
-        level = wanted < best_level ? wanted : best_level;
-        choose_run();
-    }
-    return level;
 }
 
 // The plain decimal at q (16 bytes readable): its value into *value and its length (1...15),
@@ -265,6 +265,7 @@ static void choose_run(void) {
 #if defined(__x86_64__)
     geofence_plain_decimals_run = level == 2 ? decimals512 : level == 1 ? decimals : no_decimals;
 #else
+    (void)level;
     geofence_plain_decimals_run = no_decimals;
 #endif
 }

@@ -1,5 +1,8 @@
 #pragma once
 
+// Every pointer below is non-null (Swift imports them as such).
+#pragma clang assume_nonnull begin
+
 // Plain decimal numbers `[-]digits[.digits]` converted with SSSE3 or AVX-512 (docs/logs.md, "Numbers"):
 // the CSV reader's one-check rows call it for their run of numeric fields and keep their own
 // path as the fallback.
@@ -38,3 +41,5 @@ int geofence_plain_decimals_level(int wanted);
 // The CSV reader finds a row's end with it apart from reading the row's fields, so that the
 // next row's start does not wait for them.
 int geofence_line_end(const unsigned char *p);
+
+#pragma clang assume_nonnull end
