@@ -66,7 +66,7 @@ let package = Package(
         // The library example of docs/library.md (built and compared with the CLI by the tests).
         .executableTarget(name: "geofence-example", dependencies: ["GeofenceKit"], path: "docs/examples/QuickStart"),
         // libFuzzer targets, one per reader of untrusted bytes (Fuzz/README.md; `make fuzz`).
-        .target(name: "FuzzSupport", dependencies: ["GeofenceKit", "CSystem"], path: "Fuzz/Support"),
+        .target(name: "FuzzSupport", dependencies: ["GeofenceKit", "GeofenceLogs", "CSystem"], path: "Fuzz/Support"),
         .executableTarget(name: "fuzz-fences-geojson", dependencies: ["FuzzSupport", "GeofenceKit"], path: "Fuzz/fences-geojson"),
         .executableTarget(name: "fuzz-fences-csv", dependencies: ["FuzzSupport", "GeofenceKit"], path: "Fuzz/fences-csv"),
         .executableTarget(name: "fuzz-log-csv", dependencies: ["FuzzSupport", "GeofenceKit"], path: "Fuzz/log-csv"),

@@ -297,6 +297,14 @@ public final class LogReader {
         return (core.timeUnit, first)
     }
 
+    /// Whether CSV rows may take the one-pass path (docs/logs.md, "Numbers"); off, every row
+    /// takes the general one. A switch for the whole process, which the fuzz targets turn off
+    /// to compare the two paths on the same bytes.
+    package static var oneCheckCSVRows: Bool {
+        get { CSVLogParser.fastRows }
+        set { CSVLogParser.fastRows = newValue }
+    }
+
     /// GPX waypoints without `<time>` met so far: points of interest, not fixes, so neither
     /// read nor a bad row (docs/logs.md#gpx).
     public var untimedWaypoints: Int { core.untimedWaypoints }
