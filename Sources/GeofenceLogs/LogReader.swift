@@ -202,6 +202,10 @@ public final class LogReader {
     /// of that batch are dropped).
     private func nextParallel(into batch: inout [Fix], limit: Int) throws(GeofenceError) -> Bool {
         var joined = false
+        // Nothing left over: the rounds are joined into the caller's array (emptied above, its
+        // capacity kept), which goes back with the fixes below. One array is written batch
+        // after batch, not the caller's and this reader's in turn: half the fresh pages.
+        if ready.isEmpty && ready.capacity < batch.capacity { swap(&batch, &ready) }
         while ready.count - readyPos < limit && pendingError == nil && !parallel!.done {
             // With quickStart, what a round made goes out at once (the caller works on it while
             // the next round is parsed); rounds then hold about a batch (``ParallelReader/batchFixes``).

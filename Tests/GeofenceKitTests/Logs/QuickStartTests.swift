@@ -72,4 +72,29 @@ final class QuickStartTests: XCTestCase {
         XCTAssertEqual(error(2, true), error(1, false))
         XCTAssertEqual(error(8, true), error(1, false))
     }
+
+    /// A parallel read into a reused batch with room for the rounds writes the caller's array
+    /// every time (the reader's own array and the caller's are not handed out in turn, which
+    /// wrote twice the fresh pages), and reads what a serial read reads.
+    func testParallelReadWritesTheCallersArray() throws {
+        let path = writeLargeLog(tmp, rows: 6 * ParallelReader.firstRoundBytes / 40)
+        let serial = try batches(path, threads: 1, quick: false).0.flatMap { $0 }
+        for threads in [2, 8] {
+            var options = LogReaderOptions()
+            options.threads = threads
+            options.quickStart = true
+            let reader = try LogReader(path: path, options: options)
+            var batch: [Fix] = []
+            batch.reserveCapacity(4 * 65_536)
+            let storage = batch.withUnsafeBufferPointer { $0.baseAddress }
+            var all: [Fix] = [], batches = 0
+            while try reader.next(into: &batch, max: 4 * 65_536) {
+                batches += 1
+                XCTAssertEqual(batch.withUnsafeBufferPointer { $0.baseAddress }, storage, "\(threads) threads, batch \(batches)")
+                all += batch
+            }
+            XCTAssertGreaterThan(batches, 2, "\(threads) threads: several rounds")
+            XCTAssertEqual(all, serial, "\(threads) threads")
+        }
+    }
 }
