@@ -203,9 +203,11 @@ public final class LogReader {
     private func nextParallel(into batch: inout [Fix], limit: Int) throws(GeofenceError) -> Bool {
         var joined = false
         // Nothing left over: the rounds are joined into the caller's array (emptied above, its
-        // capacity kept), which goes back with the fixes below. One array is written batch
-        // after batch, not the caller's and this reader's in turn: half the fresh pages.
-        if ready.isEmpty && ready.capacity < batch.capacity { swap(&batch, &ready) }
+        // capacity kept), which goes back to the caller on every way out below. One array is
+        // written batch after batch, not the caller's and this reader's in turn: half the fresh
+        // pages.
+        let borrowed = ready.isEmpty && ready.capacity < batch.capacity
+        if borrowed { swap(&batch, &ready) }
         while ready.count - readyPos < limit && pendingError == nil && !parallel!.done {
             // With quickStart, what a round made goes out at once (the caller works on it while
             // the next round is parsed); rounds then hold about a batch (``ParallelReader/batchFixes``).
@@ -235,22 +237,40 @@ public final class LogReader {
         let available = ready.count - readyPos
         if let e = pendingError, available < limit {
             finished = true
+            if borrowed {
+                swap(&batch, &ready)
+                batch.removeAll(keepingCapacity: true)
+            }
             ready = []
             throw e
         }
         guard available > 0 else {
             finished = true
+            if borrowed { swap(&batch, &ready) }                       // both empty
             return false
         }
         let n = Swift.min(limit, available)
-        if readyPos == 0 && n == available {
-            // All of it: the joined fixes become the batch, and the batch's storage the next
-            // round's (no copy).
+        if borrowed {
+            // The caller's array back, with every fix joined (readyPos is 0: nothing was left
+            // over before); past `n`, the rest waits here for the next call.
             swap(&batch, &ready)
-            readyPos = 0
+            if n < available {
+                ready.removeAll(keepingCapacity: true)
+                ready.append(contentsOf: batch[n...])
+                batch.removeSubrange(n...)
+            }
+        } else if readyPos == 0 && n == available && batch.capacity < n {
+            // All of it, and no room in the caller's array: the joined fixes become the batch,
+            // and the batch's storage the next round's (no copy).
+            swap(&batch, &ready)
         } else {
+            // Into the caller's array, which keeps its storage.
             batch.append(contentsOf: ready[readyPos..<readyPos + n])
             readyPos += n
+            if readyPos == ready.count {
+                ready.removeAll(keepingCapacity: true)
+                readyPos = 0
+            }
         }
         fixesRead += n
         if options.quickStart { parallel!.batchFixes = limit }

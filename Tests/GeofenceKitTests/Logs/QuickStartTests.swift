@@ -73,28 +73,49 @@ final class QuickStartTests: XCTestCase {
         XCTAssertEqual(error(8, true), error(1, false))
     }
 
-    /// A parallel read into a reused batch with room for the rounds writes the caller's array
-    /// every time (the reader's own array and the caller's are not handed out in turn, which
-    /// wrote twice the fresh pages), and reads what a serial read reads.
+    /// A parallel read into a reused batch writes the caller's array every time (the reader's
+    /// own array and the caller's are not handed out in turn, which wrote twice the fresh
+    /// pages) and gives it back on every way out: a batch, the end of the log, a batch smaller
+    /// than a round (the rest kept for the next call), a strict error. The fixes are a serial
+    /// read's.
     func testParallelReadWritesTheCallersArray() throws {
         let path = writeLargeLog(tmp, rows: 6 * ParallelReader.firstRoundBytes / 40)
+        var lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        lines[lines.count - 20] = "dev1,not-a-time,1,2,3"
+        let bad = tmp + "/bad-late.csv"
+        try lines.joined(separator: "\n").write(toFile: bad, atomically: true, encoding: .utf8)
         let serial = try batches(path, threads: 1, quick: false).0.flatMap { $0 }
+        let room = 4 * 65_536
         for threads in [2, 8] {
-            var options = LogReaderOptions()
-            options.threads = threads
-            options.quickStart = true
-            let reader = try LogReader(path: path, options: options)
-            var batch: [Fix] = []
-            batch.reserveCapacity(4 * 65_536)
-            let storage = batch.withUnsafeBufferPointer { $0.baseAddress }
-            var all: [Fix] = [], batches = 0
-            while try reader.next(into: &batch, max: 4 * 65_536) {
-                batches += 1
-                XCTAssertEqual(batch.withUnsafeBufferPointer { $0.baseAddress }, storage, "\(threads) threads, batch \(batches)")
-                all += batch
+            for (max, quick) in [(room, true), (65_536, false), (1_000, true)] {
+                let what = "\(threads) threads, max \(max), quick start \(quick)"
+                var options = LogReaderOptions()
+                options.threads = threads
+                options.quickStart = quick
+                var batch: [Fix] = []
+                batch.reserveCapacity(room)
+                let storage = batch.withUnsafeBufferPointer { $0.baseAddress }
+                let reader = try LogReader(path: path, options: options)
+                var all: [Fix] = [], batches = 0
+                while try reader.next(into: &batch, max: max) {
+                    batches += 1
+                    XCTAssertEqual(batch.withUnsafeBufferPointer { $0.baseAddress }, storage, "\(what), batch \(batches)")
+                    all += batch
+                }
+                XCTAssertGreaterThan(batches, 2, "\(what): several batches")
+                XCTAssertEqual(all, serial, what)
+                XCTAssertTrue(batch.isEmpty, what)
+                XCTAssertGreaterThanOrEqual(batch.capacity, room, "\(what): the end gives the array back")
+                XCTAssertEqual(batch.withUnsafeBufferPointer { $0.baseAddress }, storage, "\(what): the end")
+
+                // Strict, a bad row near the end: the error, and the array back, empty.
+                let failing = try LogReader(path: bad, options: options)
+                var failed = false
+                do { while try failing.next(into: &batch, max: max) {} } catch { failed = true }
+                XCTAssertTrue(failed, what)
+                XCTAssertTrue(batch.isEmpty, what)
+                XCTAssertGreaterThanOrEqual(batch.capacity, room, "\(what): the error gives the array back")
             }
-            XCTAssertGreaterThan(batches, 2, "\(threads) threads: several rounds")
-            XCTAssertEqual(all, serial, "\(threads) threads")
         }
     }
 }
