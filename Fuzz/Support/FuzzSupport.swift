@@ -51,6 +51,7 @@ public func fuzzLog(_ format: LogFormat, _ data: UnsafePointer<UInt8>?, _ count:
     guard fd >= 0 else { return 0 }
     if let data, count > 0 { _ = write(fd, data, count) }
     close(fd)
+    defer { unlink(path) }
     // A reader with threads costs about twenty single-thread passes: one input in eight (by its
     // bytes, so that a crash replays).
     var sum: UInt32 = 0
