@@ -351,7 +351,10 @@ final class ByteSource {
             base = newBase
             capacity = newCapacity
         }
-        let room = min(capacity - kept, isGzip ? capacity - kept : chunkSize)
+        // At most a chunk a refill, gzip too: the line limit is checked at each refill on the
+        // bytes kept, so a refill that could fill a doubled buffer let a line of nearly twice
+        // the limit through (docs/logs.md, whole-file errors).
+        let room = min(capacity - kept, chunkSize)
         let n: Int
         if let pipe {
             n = try pipe.read(into: base + kept, max: room)

@@ -143,6 +143,31 @@ final class BadInputTests: XCTestCase {
         XCTAssertEqual(strictError(p, buffered(LogReaderOptions(chunkSize: 16, maxLineLength: 100)))?.description, "\(p):3: line longer than 100 bytes")
     }
 
+    /// A gzip log read as a stream (not inflated whole) meets the line limit as a plain one
+    /// does, with one thread and with two: a line well past the limit but under twice it is
+    /// refused (a refill that filled the doubled buffer let it through), a line under the limit
+    /// is read.
+    func testLongLinesInGzipStreams() throws {
+        ByteSource.wholeGzipBytes = 0                  // read as a stream
+        defer { ByteSource.wholeGzipBytes = 8 << 20 }
+        for (length, refused) in [(1_700, true), (3_000, true), (900, false)] {
+            // A good row of `length` bytes (its device name long): refused only for its length.
+            let tail = ",2020-06-04T14:11:38Z,36.1,-76.3,5"
+            let text = h + g + String(repeating: "b", count: length - tail.count) + tail + "\na,2020-06-04T14:11:39Z,36.9,-76.3,5\n"
+            let plain = writeFile(tmp, "long\(length).csv", text)
+            XCTAssertEqual(runTool("/bin/gzip", ["-kf", plain]), 0)
+            for threads in [1, 2] {
+                // A limit that the doubling buffer (128, 256 ... bytes) meets exactly: the refill
+                // with 1,024 bytes kept is not past it, and once filled 2,048 bytes were there.
+                var options = buffered(LogReaderOptions(chunkSize: 64, maxLineLength: 1_024))
+                options.threads = threads
+                options.parallelChunkSize = 256
+                let error = strictError(plain + ".gz", options)?.description
+                XCTAssertEqual(error, refused ? "\(plain).gz:3: line longer than 1024 bytes" : nil, "\(length) bytes, \(threads) threads")
+            }
+        }
+    }
+
     func testNDJSON() {
         check("missing.ndjson", "{\"device\":\"a\",\"time\":1,\"lat\":1}\n", line: 1, "missing key \"lon\"", .missingField, good: 0)
         check("null.ndjson", "{\"device\":null,\"time\":1,\"lat\":1,\"lon\":1}\n", line: 1, "\"device\" is null", .missingField, good: 0)
