@@ -84,7 +84,12 @@ public final class LogReader {
     ///   from the content, also a bad gzip stream or a first line over
     ///   ``LogReaderOptions/maxLineLength``). Header problems (missing CSV columns, not GPX)
     ///   come from the first ``next(into:max:)``.
-    public init(path: String, options: LogReaderOptions = LogReaderOptions(), devices: DeviceTable = DeviceTable()) throws(GeofenceError) {
+    public init(path: String, options given: LogReaderOptions = LogReaderOptions(), devices: DeviceTable = DeviceTable()) throws(GeofenceError) {
+        // Sizes set after the options' init (public fields) are raised to 1 here as there: a
+        // chunk of 0 bytes would be a buffer too small for the first read.
+        var options = given
+        options.chunkSize = Swift.max(1, options.chunkSize)
+        options.maxLineLength = Swift.max(1, options.maxLineLength)
         self.path = path
         self.options = options
         self.readAhead = options.readAhead

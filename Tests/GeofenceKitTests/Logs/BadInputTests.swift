@@ -143,6 +143,23 @@ final class BadInputTests: XCTestCase {
         XCTAssertEqual(strictError(p, buffered(LogReaderOptions(chunkSize: 16, maxLineLength: 100)))?.description, "\(p):3: line longer than 100 bytes")
     }
 
+    /// Sizes set to 0 or less after the options' init (public fields) are raised to 1 as the
+    /// init raises them: a read with chunks of 0 bytes gives the default read's fixes (a buffer
+    /// of 0 bytes took the first read's bytes, past its end).
+    func testSizesBelowOneAreRaised() throws {
+        let p = writeFile(tmp, "sizes.csv", h + g + "b,2020-06-04T14:11:38Z,36.1,-76.3,5\n")
+        for size in [0, -3] {
+            var options = buffered(LogReaderOptions())
+            options.chunkSize = size
+            let (fixes, reader) = try readLog(p, options)
+            XCTAssertEqual(fixes, try readLog(p).fixes, "chunk \(size)")
+            XCTAssertEqual(reader.options.chunkSize, 1)
+            options = LogReaderOptions()
+            options.maxLineLength = size
+            XCTAssertEqual(try LogReader(path: p, options: options).options.maxLineLength, 1)
+        }
+    }
+
     /// A gzip log read as a stream (not inflated whole) meets the line limit as a plain one
     /// does, with one thread and with two: a line well past the limit but under twice it is
     /// refused (a refill that filled the doubled buffer let it through), a line under the limit
