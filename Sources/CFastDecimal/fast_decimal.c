@@ -265,7 +265,6 @@ static void choose_run(void) {
 #if defined(__x86_64__)
     geofence_plain_decimals_run = level == 2 ? decimals512 : level == 1 ? decimals : no_decimals;
 #else
-    (void)level;
     geofence_plain_decimals_run = no_decimals;
 #endif
 }

@@ -6,8 +6,8 @@ extension LogTime {
     /// - Precondition: `p[0..<20]` is readable.
     @inline(__always)
     static func parseUTCSeconds(_ p: UnsafePointer<UInt8>) -> Double? {
-        guard utcShape(p) else { return nil }
-        guard let date = utcDate(p), let clock = utcClock(p) else { return nil }
+        guard utcShape(p, head: UnsafeRawPointer(p).loadUnaligned(as: UInt64.self)), let date = utcDate(p),
+              let clock = utcClockWord(p) else { return nil }
         return Double(date &+ clock)
     }
 
@@ -27,25 +27,20 @@ extension LogTime {
         return daysFromCivil(year, month, day) &* 86_400
     }
 
-    /// Seconds since midnight of the valid clock `p[11..<19]` (`hh:mm:ss`, the separators checked
-    /// by the caller; a leap second 60 accepted), or nil.
-    @inline(__always)
-    static func utcClock(_ p: UnsafePointer<UInt8>) -> Int? {
-        @inline(__always) func d(_ i: Int) -> UInt8 { p[i] &- UInt8(ascii: "0") }
-        let h0 = d(11), h1 = d(12), mi0 = d(14), mi1 = d(15), s0 = d(17), s1 = d(18)
-        guard Swift.max(Swift.max(Swift.max(h0, h1), Swift.max(mi0, mi1)), Swift.max(s0, s1)) <= 9 else { return nil }
-        let hour = Int(h0) &* 10 &+ Int(h1), minute = Int(mi0) &* 10 &+ Int(mi1), second = Int(s0) &* 10 &+ Int(s1)
-        guard hour <= 23, minute <= 59, second <= 60 else { return nil }
-        return hour &* 3_600 &+ minute &* 60 &+ second
-    }
-
     /// Whether `p[0..<20]` has the separators of `YYYY-MM-DDThh:mm:ssZ` (`T`, `t` or a space;
-    /// `Z` or `z`).
+    /// `Z` or `z`), read as words: `-` at 4 and 7, `:` at 13 and 16 and the zone by three masked
+    /// compares, then the date and time separator. `head`: `p[0..<8]` as loaded.
     @inline(__always)
-    static func utcShape(_ p: UnsafePointer<UInt8>) -> Bool {
-        let sep = p[10] | 0x20, zone = p[19] | 0x20
-        return p[4] == UInt8(ascii: "-") && p[7] == UInt8(ascii: "-") && (sep == UInt8(ascii: "t") || p[10] == UInt8(ascii: " "))
-            && p[13] == UInt8(ascii: ":") && p[16] == UInt8(ascii: ":") && zone == UInt8(ascii: "z")
+    static func utcShape(_ p: UnsafePointer<UInt8>, head: UInt64) -> Bool {
+        let raw = UnsafeRawPointer(p)
+        let first = UInt64(littleEndian: head)                                                      // p[0..<8]
+        let middle = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self))   // p[8..<16]
+        let last = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 12, as: UInt64.self))    // p[12..<20]
+        guard first & 0xFF00_00FF_0000_0000 == 0x2D00_002D_0000_0000,
+              middle & 0x0000_FF00_0000_0000 == 0x0000_3A00_0000_0000,
+              (last | 0x2000_0000_0000_0000) & 0xFF00_00FF_0000_0000 == 0x7A00_003A_0000_0000 else { return false }
+        let separator = (middle >> 16) & 0xFF
+        return separator | 0x20 == 0x74 || separator == 0x20
     }
 
     /// The date of the last `YYYY-MM-DD` read by ``parseUTCSeconds(_:day:)``: consecutive
@@ -60,7 +55,7 @@ extension LogTime {
 
     /// ``parseUTCSeconds(_:)`` with the date's conversion kept in `day` and reused while the
     /// date's bytes are the same: the same value, or nil, as there. Read as words: the
-    /// separators checked with three masked compares, the clock's six digits checked and
+    /// separators (``utcShape(_:head:)``), the clock's six digits checked and
     /// paired in one word (``utcClockWord(_:)``), a new date converted out of line
     /// (``utcNewDay(_:head:tail:_:)``), so that the common row, a date seen on the row before,
     /// costs a few dozen instructions and no call (one at a time, with the date converted in
@@ -70,15 +65,7 @@ extension LogTime {
     static func parseUTCSeconds(_ p: UnsafePointer<UInt8>, day: inout UTCDay) -> Double? {
         let raw = UnsafeRawPointer(p)
         let head = raw.loadUnaligned(as: UInt64.self), tail = raw.loadUnaligned(fromByteOffset: 8, as: UInt16.self)
-        let first = UInt64(littleEndian: head)                                             // p[0..<8]
-        let middle = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self))   // p[8..<16]
-        let last = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 12, as: UInt64.self))    // p[12..<20]
-        // `-` at 4 and 7; `:` at 13 and 16; `Z` or `z` at 19; `T`, `t` or a space at 10.
-        guard first & 0xFF00_00FF_0000_0000 == 0x2D00_002D_0000_0000,
-              middle & 0x0000_FF00_0000_0000 == 0x0000_3A00_0000_0000,
-              (last | 0x2000_0000_0000_0000) & 0xFF00_00FF_0000_0000 == 0x7A00_003A_0000_0000 else { return nil }
-        let separator = (middle >> 16) & 0xFF
-        guard separator | 0x20 == 0x74 || separator == 0x20 else { return nil }
+        guard utcShape(p, head: head) else { return nil }
         if head != day.head || tail != day.tail {
             guard utcNewDay(p, head: head, tail: tail, &day) else { return nil }
         }
@@ -94,8 +81,8 @@ extension LogTime {
         return true
     }
 
-    /// ``utcClock(_:)`` as one word: `p[11..<19]` (`hh:mm:ss`, the colons checked by the
-    /// caller) loaded at once, the colons' lanes set to `0`, every lane checked to be a digit
+    /// Seconds since midnight of the valid clock `p[11..<19]` (`hh:mm:ss`, the colons checked
+    /// by the caller; a leap second 60 accepted), or nil, read as one word: loaded at once, the colons' lanes set to `0`, every lane checked to be a digit
     /// (a byte below `0` borrows and one above `9` carries into its own top bit: exact for a
     /// lane that is checked, whatever the lanes around it), then each digit times ten plus the
     /// next, which leaves the hours, minutes and seconds in lanes 0, 3 and 6.
