@@ -96,7 +96,7 @@ struct EvaluateSuites {
             let reader = try LogReader(path: path, options: options)
             var sharing = CoreSharing(threads: threads)
             while try reader.next(into: &batch, max: RandomWalk.batchSize) {
-                sharing.process(batch, with: run)
+                sharing.process(batch, with: run, reader: reader)
                 sharing.record(fixes: batch.count)
                 sharing.prepare(reader)
             }

@@ -80,6 +80,11 @@ public struct CoreSharing: Sendable {
     /// The mode not in use is being tried (until one of its batches is counted).
     private var probing = false
 
+    /// Whether the batch ``process(_:with:reader:)`` evaluated last ran on the calling thread
+    /// alone (a pipelined batch with a round being parsed ahead); nil once recorded, or when
+    /// the caller evaluated the batch itself.
+    private var ranAlone: Bool? = nil
+
     /// When the batch being timed began (``startClock()``, or the last ``record(fixes:)``).
     private var clock = DispatchTime.now().uptimeNanoseconds
     /// When the batch being timed was handed to ``process(_:with:)`` (nil: not yet): the time
@@ -98,10 +103,14 @@ public struct CoreSharing: Sendable {
         reader.readAhead = mode == .pipelined
     }
 
-    /// Evaluates `batch` with `run` as the mode says (on the calling thread alone when pipelined).
-    public mutating func process(_ batch: [Fix], with run: EvaluationRun) {
+    /// Evaluates `batch` with `run` as the mode says: on the calling thread alone when
+    /// pipelined, but with every thread when `reader` (the log the batch came from) is parsing
+    /// nothing ahead: after a log's last batch no thread would be left with work.
+    public mutating func process(_ batch: [Fix], with run: EvaluationRun, reader: LogReader? = nil) {
         evaluationStart = DispatchTime.now().uptimeNanoseconds
-        run.process(batch, onOneThread: mode == .pipelined)
+        let alone = mode == .pipelined && reader?.isParsingAhead != false
+        ranAlone = alone
+        run.process(batch, onOneThread: alone)
     }
 
     /// Starts timing a batch now (by default a batch is timed from the end of the one before).
@@ -123,8 +132,10 @@ public struct CoreSharing: Sendable {
     /// `reading` of those seconds spent reading it, before its evaluation began, when known)
     /// under the mode it ran in, and chooses the mode of the next.
     public mutating func record(seconds: Double, reading: Double? = nil, fixes: Int) {
+        // A pipelined batch with nothing parsed ahead ran as split does.
+        let ran: Mode = mode == .pipelined && ranAlone == false ? .split : mode
+        ranAlone = nil
         guard threads > 1, fixes > 0, seconds >= 0 else { return }
-        let ran = mode
         defer { previous = ran }
         guard previous == ran else { return }           // the first batch, or the first after a change
         let cost = seconds / Double(fixes)

@@ -8,18 +8,23 @@ struct ReadOnlyShared<T>: @unchecked Sendable {
 }
 
 extension EvaluationRun {
-    /// Events per block formatted by one worker at a time.
+    /// Events per block formatted by one worker at a time, at most; fewer when the events
+    /// held are fewer than ``formatBlockEvents`` for each of four blocks a worker (so that every
+    /// worker has blocks), but not below ``minimumFormatBlockEvents``.
     static let formatBlockEvents = 1 << 14
+    static let minimumFormatBlockEvents = 1 << 9
 
     /// Formats the events held for every device on the workers and appends the text to `out`
     /// in output order (devices in index order, each device's events in time order), calling
     /// `flush` after each block: blocks of whole devices with about ``formatBlockEvents``
-    /// events, a few per worker at a time, so the text in memory stays small (`flush` writes
+    /// events (fewer when few are held), a few per worker at a time, so the text in memory stays small (`flush` writes
     /// `out` and empties it when it has grown enough). Adds the event counts by type to `counts`.
     func formatHeldEvents(_ writer: EventWriter, deviceName: (Int32) -> String, counts: inout [Int],
                           into out: inout [UInt8], _ flush: (inout [UInt8]) throws(GeofenceError) -> Void) throws(GeofenceError) {
         let perRound = 4 * threads
+        let blockEvents = Swift.max(Self.minimumFormatBlockEvents, Swift.min(Self.formatBlockEvents, heldEvents / perRound))
         var d = 0
+        formattedBlocks = 0
         var ranges: [Range<Int>] = []
         while d < deviceCount {
             ranges.removeAll(keepingCapacity: true)
@@ -29,9 +34,10 @@ extension EvaluationRun {
                 repeat {
                     n += tracker(d).events.count
                     d += 1
-                } while d < deviceCount && n + tracker(d).events.count <= Self.formatBlockEvents
+                } while d < deviceCount && n + tracker(d).events.count <= blockEvents
                 ranges.append(s..<d)
             }
+            formattedBlocks += ranges.count
             var texts = [[UInt8]](repeating: [], count: ranges.count)
             var blockCounts = [Int](repeating: 0, count: 3 * ranges.count)
             withoutActuallyEscaping(deviceName) { deviceName in

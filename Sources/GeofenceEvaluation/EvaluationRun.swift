@@ -553,8 +553,18 @@ public final class EvaluationRun {
         // A batch too small to split goes on this thread alone: handing its one slice and its
         // groups to workers costs more than they gain, and a reader parsing ahead in the
         // background keeps the other cores (docs/evaluation.md#determinism).
-        heldEvents += onOneThread || threads == 1 || n < minimumSlice ? processOnOneThread(batch) : processInSlices(batch)
+        if onOneThread || threads == 1 || n < minimumSlice {
+            heldEvents += processOnOneThread(batch)
+        } else {
+            batchesInSlices += 1
+            heldEvents += processInSlices(batch)
+        }
     }
+
+    /// Batches evaluated in slices by the workers (tests).
+    var batchesInSlices = 0
+    /// Blocks of events the workers formatted in the last write (tests).
+    var formattedBlocks = 0
 
     /// One thread (or a batch too small to split): the whole batch sorted spatially and queried,
     /// then the state machines in log order, group by group when the devices are in several.

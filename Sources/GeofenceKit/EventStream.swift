@@ -94,7 +94,7 @@ public final class EventStream: Sequence, IteratorProtocol {
             sharing.prepare(r)
             let more = try r.next(into: &batch, max: batchSize)
             if !batch.isEmpty {
-                sharing.process(batch, with: run)
+                sharing.process(batch, with: run, reader: r)
                 sharing.record(fixes: batch.count)
                 pending = run.takeEvents()
                 for e in pending { summary.events[e.type, default: 0] += 1 }

@@ -295,6 +295,14 @@ public final class LogReader {
     /// Whether a round of a parallel read is being parsed ahead (tests).
     var roundPending: Bool { parallel?.pending != nil }
 
+    /// Whether other threads are parsing the log's next round while the caller works on the
+    /// batch just handed out (``readAhead``): false when there is nothing left to parse (the
+    /// batch holds the log's last fixes), or the log is read on one thread.
+    public var isParsingAhead: Bool {
+        if case .parse = parallel?.pending { return true }
+        return false
+    }
+
     /// Rounds of a parallel read begun while the one before was joined (tests).
     var roundsBegunAhead: Int { parallel?.roundsBegunAhead ?? 0 }
 

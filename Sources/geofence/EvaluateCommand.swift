@@ -104,7 +104,7 @@ enum EvaluateCommand {
             let reader = try LogReader(path: path, options: options, devices: devices)
             sharing.prepare(reader)
             while try reader.next(into: &batch, max: EvaluationRun.defaultBatchSize) {
-                sharing.process(batch, with: run)
+                sharing.process(batch, with: run, reader: reader)
                 // Held events live in arrays that grow by doubling: half the budget in events
                 // keeps their memory, spare capacity included, within the budget.
                 if 2 * run.heldEvents * EventSpill.eventBytes > budget {

@@ -1,4 +1,7 @@
+import Foundation
 import XCTest
+import GeofenceIndex
+import GeofenceLogs
 @testable import GeofenceEvaluation
 
 /// ``CoreSharing``: each mode measured after the first batch, then the cheaper per fix kept
@@ -180,6 +183,60 @@ final class CoreSharingTests: XCTestCase {
         XCTAssertEqual(late.count % 2, 0, "\(chosen)")
         XCTAssertLessThanOrEqual(late.count, 8, "\(chosen)")
         XCTAssertEqual(chosen[99], .split)
+    }
+
+    /// A pipelined batch is evaluated on the calling thread alone while the reader parses the
+    /// next round; the log's last batch, with nothing parsed ahead, by every thread (in slices),
+    /// as a split batch is: a pipelined last batch left the other threads idle. Events as at
+    /// one thread.
+    func testAPipelinedBatchWithNothingParsedAheadTakesEveryThread() throws {
+        let dir = makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let path = dir + "/log.csv"
+        var text = "device,time,lat,lon\n"
+        for i in 0..<6_000 {
+            // 20 devices crossing a 300 m circle back and forth.
+            text += "d\(i % 20),\(1_700_000_000 + i),\(48.85 + Double((i / 20) % 40) * 2e-4),\(2.35 + Double(i % 20) * 1e-5)\n"
+        }
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        let compiled = try CompiledFences([.circle(id: "c", lat: 48.852, lon: 2.35, radius: 300)])
+
+        func events(threads: Int, sharing: Bool) throws -> (events: [EvaluationEvent], ahead: [Bool]) {
+            let run = EvaluationRun(compiled: compiled, settings: EvaluationSettings(), threads: threads)
+            run.minimumSlice = 64
+            var options = LogReaderOptions()
+            options.threads = threads
+            options.parallelChunkSize = 4096
+            options.readAhead = true
+            let reader = try LogReader(path: path, options: options)
+            var s = CoreSharing(threads: threads)
+            // Split measured, then pipelined chosen: the mode kept from here (nothing more recorded).
+            s.record(seconds: 1e-3, fixes: 1000)
+            s.record(seconds: 1e-3, fixes: 1000)
+            if sharing { XCTAssertEqual(s.mode, .pipelined) }
+            var batch: [Fix] = [], ahead: [Bool] = []
+            var all: [EvaluationEvent] = []
+            while try reader.next(into: &batch, max: 1500) {
+                let parsing = reader.isParsingAhead, before = run.batchesInSlices
+                ahead.append(parsing)
+                if sharing {
+                    s.process(batch, with: run, reader: reader)
+                    XCTAssertEqual(run.batchesInSlices - before, parsing ? 0 : 1, "batch \(ahead.count): parsing ahead \(parsing)")
+                } else {
+                    run.process(batch)
+                }
+                all += run.takeEvents()
+            }
+            return (all, ahead)
+        }
+        let two = try events(threads: 2, sharing: true)
+        XCTAssertEqual(two.ahead.count, 4)
+        XCTAssertEqual(two.ahead.last, false)
+        XCTAssertTrue(two.ahead.dropLast().allSatisfy { $0 }, "\(two.ahead)")
+        let one = try events(threads: 1, sharing: false)
+        XCTAssertFalse(one.events.isEmpty)
+        XCTAssertEqual(two.events, one.events)
+        XCTAssertEqual(one.ahead, [false, false, false, false])
     }
 
     func testEmptyBatchesAndNegativeTimesAreIgnored() {
