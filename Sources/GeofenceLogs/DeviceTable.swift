@@ -10,8 +10,8 @@ import Glibc
 ///
 /// Interning works on bytes: a row whose device equals the previous row's costs a comparison
 /// of one word (names of up to 8 bytes) or a `memcmp`; any other known device one hash probe
-/// (a hash over 8 bytes at a time); neither allocates. Only a new device creates a
-/// `String`.
+/// (a hash over 8 bytes at a time); neither allocates. A device's name is kept as bytes; its
+/// `String` is made only when asked for (``name(_:)``).
 public final class DeviceTable {
     var state = DeviceState()
 
@@ -19,13 +19,13 @@ public final class DeviceTable {
     public init() {}
 
     /// Number of devices seen.
-    public var count: Int { state.names.count }
+    public var count: Int { state.keys.count }
 
     /// Device names, index = ``Fix/device``.
-    public var names: [String] { state.names }
+    public var names: [String] { (0..<state.keys.count).map { state.name($0) } }
 
     /// The name of device `index`.
-    public func name(_ index: Int32) -> String { state.names[Int(index)] }
+    public func name(_ index: Int32) -> String { state.name(Int(index)) }
 
     /// The index of a device name, adding the name when it is new (for hosts that
     /// feed fixes themselves instead of reading a log).
@@ -84,8 +84,9 @@ public final class DeviceTable {
 /// The table's storage, a value so that a batch of rows works on it through one `inout`
 /// access instead of a class access per row.
 struct DeviceState {
-    var names: [String] = []
-    /// Name bytes of all devices, back to back; device i is `bytes[offsets[i]..<offsets[i + 1]]`.
+    /// Name bytes of all devices, back to back; device i is `bytes[offsets[i]..<offsets[i + 1]]`
+    /// (valid UTF-8: a name is checked when it is added; its `String` is made when asked for,
+    /// ``name(_:)``, not for every device).
     var bytes: [UInt8] = []
     var offsets: [Int] = [0]
     /// Per device: what a probe compares first.
@@ -94,8 +95,13 @@ struct DeviceState {
     var slots: [Int32] = Array(repeating: -1, count: 64)
     /// The device of the previous row (fast path for runs of one device).
     var previous: Int32 = -1
-    /// A parse worker's table: names kept as bytes only (no `String`, no last fix).
+    /// A parse worker's table: no last fix.
     var bytesOnly = false
+
+    /// The name of device `i`.
+    func name(_ i: Int) -> String {
+        bytes.withUnsafeBufferPointer { String(decoding: UnsafeBufferPointer(rebasing: $0[offsets[i]..<offsets[i + 1]]), as: UTF8.self) }
+    }
 
     /// Each device's last accepted fix.
     var last: [LastFix] = []
@@ -277,17 +283,14 @@ struct DeviceState {
     @inline(never)
     private mutating func insert(_ p: UnsafePointer<UInt8>, _ n: Int, key: Key, slot: Int) -> Int32? {
         let text = UnsafeBufferPointer(start: p, count: n)
-        // ASCII is valid UTF-8, and decoding it is much cheaper than the generic validation.
-        let ascii = text.allSatisfy { $0 < 0x80 }
-        if bytesOnly {
-            guard ascii || String(validating: text, as: UTF8.self) != nil else { return nil }
-        } else {
-            guard let name = ascii ? String(decoding: text, as: UTF8.self) : String(validating: text, as: UTF8.self) else { return nil }
-            names.append(name)
-            last.append(LastFix())
-        }
+        // ASCII is valid UTF-8, and checking it is much cheaper than the generic validation.
+        guard text.allSatisfy({ $0 < 0x80 }) || String(validating: text, as: UTF8.self) != nil else { return nil }
+        if !bytesOnly { last.append(LastFix()) }
         let id = Int32(keys.count)
-        bytes.append(contentsOf: text)
+        // Byte by byte: names are short, and the generic append of a buffer cost about 200
+        // instructions a name.
+        if bytes.count &+ n > bytes.capacity { bytes.reserveCapacity(Swift.max(bytes.count &+ n, 2 &* bytes.capacity)) }
+        for k in 0..<n { bytes.append(p[k]) }
         offsets.append(bytes.count)
         keys.append(key)
         slots[slot] = id
@@ -296,9 +299,27 @@ struct DeviceState {
         return id
     }
 
+    /// Room for `count` more devices whose names take `bytes` bytes in all, so that adding
+    /// them grows each array once (to at least twice its capacity) and the slots at most once,
+    /// rather than doubling step by step: a log's first rows bring thousands of devices at
+    /// once (a copy and fresh pages each step).
+    mutating func reserve(devices count: Int, bytes nameBytes: Int) {
+        guard count > 0 else { return }
+        func grow<T>(_ a: inout [T], _ extra: Int) {
+            let need = a.count + extra
+            if need > a.capacity { a.reserveCapacity(Swift.max(need, 2 * a.capacity)) }
+        }
+        grow(&keys, count)
+        grow(&offsets, count)
+        grow(&bytes, nameBytes)
+        if !bytesOnly { grow(&last, count) }
+        var size = slots.count
+        while (keys.count + count) * 2 > size { size *= 2 }
+        if size > slots.count { rehash(to: size) }
+    }
+
     /// Empties the table, keeping its storage (a parse worker's, from chunk to chunk).
     mutating func removeAll() {
-        names.removeAll(keepingCapacity: true)
         bytes.removeAll(keepingCapacity: true)
         offsets.removeAll(keepingCapacity: true)
         offsets.append(0)
@@ -308,8 +329,11 @@ struct DeviceState {
         previous = -1
     }
 
-    private mutating func rehash() {
-        var newSlots = [Int32](repeating: -1, count: slots.count * 2)
+    private mutating func rehash() { rehash(to: slots.count * 2) }
+
+    /// The slots rebuilt at `size` (a power of two, more than twice the devices).
+    private mutating func rehash(to size: Int) {
+        var newSlots = [Int32](repeating: -1, count: size)
         let mask = newSlots.count - 1
         for id in 0..<keys.count {
             var i = Int(truncatingIfNeeded: keys[id].hash) & mask

@@ -309,7 +309,7 @@ struct ReadCore {
     @inline(never)
     mutating func outOfOrder(_ fix: Fix, line: Int, _ devices: DeviceState) throws(GeofenceError) {
         let d = Int(fix.device)
-        let name = devices.names[d]
+        let name = devices.name(d)
         let record = devices.last[d]
         let previous = record.line == 0 ? "its last fix in the saved state"
             : record.file == fileIndex ? "line \(record.line)" : "\(devices.files[Int(record.file)]):\(record.line)"
