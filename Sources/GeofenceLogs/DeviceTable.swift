@@ -97,6 +97,9 @@ struct DeviceState {
     var previous: Int32 = -1
     /// A parse worker's table: no last fix.
     var bytesOnly = false
+    /// Devices (and their names' bytes) that may be added soon: the first one added makes
+    /// room for them all (``reserve(devices:bytes:)``); none added, nothing is grown.
+    var expected = (devices: 0, bytes: 0)
 
     /// The name of device `i`.
     func name(_ i: Int) -> String {
@@ -285,6 +288,19 @@ struct DeviceState {
         let text = UnsafeBufferPointer(start: p, count: n)
         // ASCII is valid UTF-8, and checking it is much cheaper than the generic validation.
         guard text.allSatisfy({ $0 < 0x80 }) || String(validating: text, as: UTF8.self) != nil else { return nil }
+        var slot = slot
+        if expected.devices > 0 {
+            let (count, nameBytes) = expected
+            expected = (0, 0)
+            let size = slots.count
+            reserve(devices: count, bytes: nameBytes)
+            if slots.count != size {
+                // Rehashed: the probe's empty slot is elsewhere now.
+                let mask = slots.count &- 1
+                slot = Int(truncatingIfNeeded: key.hash) & mask
+                while slots[slot] >= 0 { slot = (slot &+ 1) & mask }
+            }
+        }
         if !bytesOnly { last.append(LastFix()) }
         let id = Int32(keys.count)
         // Byte by byte: names are short, and the generic append of a buffer cost about 200

@@ -595,8 +595,11 @@ struct ParallelReader {
         // repeat) are met here in the order of their chunk indices, each first at its index:
         // the slot of the one `slotLead` further is asked for then (from the chunk table's
         // hash), so that the probes into the reader's table do not each wait for memory.
-        // The chunk's devices the workers did not find are at most all new: room for them at once.
-        devices.reserve(devices: localKeys.count, bytes: r.devices.bytes.count)
+        // The chunk's devices the workers did not find may all be new: room for them is made
+        // at once when the first of them is (none new, as when an earlier chunk of the round
+        // brought them, nothing grows).
+        devices.expected = (localKeys.count, r.devices.bytes.count)
+        defer { devices.expected = (0, 0) }
         for key in localKeys.prefix(Self.slotLead) { geofence_prefetch(devices.slotAddress(key.hash)) }
         let fileIndex = core.fileIndex
         // Room for the rest of the round at this chunk's fixes per byte, so that `out` grows

@@ -268,6 +268,40 @@ final class ParallelReadTests: XCTestCase {
         XCTAssertTrue(reader.looksUpKnownDevices, "look-ups back once devices repeat")
     }
 
+    /// Room made ahead for the devices a join expects (``DeviceState/expected``): nothing grows
+    /// until one is new; the first new one grows every array once and the slots (rehashed
+    /// then, the probe's slot found again), and every name keeps its index, found by a probe.
+    func testRoomForExpectedDevices() {
+        var state = DeviceState()
+        func add(_ name: String) -> Int32? {
+            var b = Array(name.utf8)
+            return b.withUnsafeMutableBufferPointer { state.intern($0.baseAddress!, $0.count) }
+        }
+        for i in 0..<20 { XCTAssertEqual(add("dev-\(i)"), Int32(i)) }
+        let slots = state.slots.count, capacity = state.keys.capacity
+        // Expected but none new: nothing grows, and the expectation stays for the first new one.
+        state.expected = (5_000, 50_000)
+        for i in 0..<20 { XCTAssertEqual(add("dev-\(i)"), Int32(i)) }
+        XCTAssertEqual(state.slots.count, slots)
+        XCTAssertEqual(state.keys.capacity, capacity)
+        XCTAssertEqual(add("dev-20"), 20)
+        XCTAssertEqual(state.expected.devices, 0)
+        XCTAssertGreaterThanOrEqual(state.slots.count, 2 * 5_020)
+        XCTAssertGreaterThanOrEqual(state.keys.capacity, 5_020)
+        XCTAssertGreaterThanOrEqual(state.bytes.capacity, 50_000)
+        let grown = state.slots.count, keys = state.keys.capacity
+        for i in 21..<5_000 { XCTAssertEqual(add("dev-\(i)"), Int32(i)) }
+        XCTAssertEqual(state.slots.count, grown, "the slots grew once, for all")
+        XCTAssertEqual(state.keys.capacity, keys, "the keys grew once, for all")
+        for i in stride(from: 0, to: 5_000, by: 7) {
+            let name = "dev-\(i)"
+            var b = Array(name.utf8)
+            XCTAssertEqual(b.withUnsafeMutableBufferPointer { state.find($0.baseAddress!, $0.count) }, Int32(i))
+            XCTAssertEqual(state.name(i), name)
+        }
+        XCTAssertEqual(state.keys.count, 5_000)
+    }
+
     /// A time going backwards across a chunk boundary names the line of the fix before it.
     func testTimeOrderAcrossChunks() {
         var s = "device,time,lat,lon\n"
