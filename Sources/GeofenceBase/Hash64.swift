@@ -64,8 +64,8 @@ public enum Hash64 {
     }
 
     /// The checksum of bytes handed over in pieces: the value ``hash(_:count:seed:)`` gives
-    /// for all of them at once (for a section read through a small buffer instead of mapped
-    /// whole: docs/compiled-fences.md#memory).
+    /// for all of them at once (for a section read a block at a time:
+    /// docs/compiled-fences.md#memory).
     public struct Stream {
         private var v1: UInt64, v2: UInt64, v3: UInt64, v4: UInt64
         private let seed: UInt64

@@ -36,6 +36,7 @@ public final class MappedRegion: @unchecked Sendable {
             return nil
         }
         self.start = m
+        self.dropped = Int(bitPattern: m)
         self.length = length
         self.slot = Int32(slot)
         self.base = UnsafeRawPointer(m + skip)
@@ -48,6 +49,28 @@ public final class MappedRegion: @unchecked Sendable {
         Self.live.remove(self)
         geofence_guard_remove(slot)
         munmap(start, length)
+    }
+
+    /// Drops from the process the whole pages that hold only bytes before `base + offset` and
+    /// were not dropped by an earlier call (they stay in the page cache; a later read sets them
+    /// up again). For one thread at a time.
+    public func drop(below offset: Int) {
+        let page = Swift.max(4096, Int(sysconf(Int32(_SC_PAGESIZE))))
+        let to = (Int(bitPattern: base) + Swift.min(offset, count)) / page * page
+        if to > dropped { _ = madvise(UnsafeMutableRawPointer(bitPattern: dropped), to - dropped, MADV_DONTNEED) }
+        dropped = Swift.max(dropped, to)
+    }
+    /// The address up to which ``drop(below:)`` dropped the pages.
+    private var dropped: Int
+
+    /// Drops from the process every whole page of the range, whatever was dropped before: the
+    /// kernel may have set some up again meanwhile, as it sets up a page with those around it
+    /// and two mappings of one file side by side become one.
+    public func dropAll() {
+        let page = Swift.max(4096, Int(sysconf(Int32(_SC_PAGESIZE))))
+        let from = Int(bitPattern: start), to = (Int(bitPattern: base) + count) / page * page
+        if to > from { _ = madvise(start, to - from, MADV_DONTNEED) }
+        dropped = Swift.max(dropped, to)
     }
 
     /// Whether a page of the range was gone when it was read (the file shrank): zeros were read

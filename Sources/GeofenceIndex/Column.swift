@@ -41,6 +41,10 @@ package struct Column<Element: BitwiseCopyable>: RandomAccessCollection, @unchec
     /// Whether the values are a file's bytes in place.
     package var isMapped: Bool { store.region != nil }
 
+    /// A mapped column's pages dropped from the process (``MappedRegion/dropAll()``); nothing
+    /// for one in memory.
+    package func dropMappedPages() { store.region?.dropAll() }
+
     /// Bytes held: the capacity of its own memory, or the mapped length.
     package var capacityBytes: Int { store.capacity * MemoryLayout<Element>.stride }
 

@@ -262,9 +262,9 @@ final class SectionReader {
     /// a time, in order) for the checks of open: mapped in place when it is at least
     /// ``mapThreshold`` bytes and holds plain values only (no offset or reference that a change
     /// to the file while in use could send out of range), else read into memory as
-    /// ``array(_:count:)``. A mapped section is checksummed and scanned as it is read through a
-    /// small buffer (``readHash(_:stride:scan:)``), so open sets up none of its pages: a query sets up
-    /// those it reads.
+    /// ``array(_:count:)``. A mapped section is checksummed and scanned in place, a block at a
+    /// time, each block's pages dropped once read (``mappedHash(_:stride:scan:)``), so open
+    /// leaves none of its pages set up: a query sets up those it reads.
     func column<T>(_ s: Section, scan: (UnsafeBufferPointer<T>) -> Void = { _ in }) throws(GeofenceError) -> Column<T> {
         let e = try entry(s)
         let stride = MemoryLayout<T>.stride
@@ -275,11 +275,35 @@ final class SectionReader {
             column.withUnsafeBufferPointer(scan)
             return column
         }
-        let sum = try readHash(e, stride: stride) { block, bytes in
+        let sum = Self.mappedHash(region, stride: stride) { block, bytes in
             scan(UnsafeBufferPointer(start: block.assumingMemoryBound(to: T.self), count: bytes / stride))
         }
         guard sum == e.checksum else { throw bad("checksum mismatch in section \(s)") }
         return Column(region: region)
+    }
+
+    /// The checksum of a mapped section's bytes, read in place a block at a time (the pages
+    /// come from the kernel's page cache, no copy), each block handed to `scan` (its address and
+    /// length, a multiple of `stride` bytes) after it is hashed, and its whole pages dropped from
+    /// the process again once read (``MappedRegion/drop(below:)``): open leaves none of them
+    /// set up, as a read through a buffer left none. A page lost meanwhile (the file shrank)
+    /// reads as zeros: the checksum does not match.
+    static func mappedHash(_ region: MappedRegion, stride: Int, scan: (UnsafeRawPointer, Int) -> Void) -> UInt64 {
+        let block = Swift.max(1, (1 << 18) / stride) * stride
+        var sum = Hash64.Stream()
+        var done = 0
+        while done < region.count {
+            let n = Swift.min(block, region.count - done)
+            let p = region.base + done
+            sum.add(p, count: n)
+            scan(p, n)
+            done += n
+            // The last 128 KiB stay until the next block is read: the kernel sets a page up
+            // with those around it (64 KiB by default), and would set up again some just dropped.
+            region.drop(below: done - (1 << 17))
+        }
+        region.drop(below: region.count)
+        return sum.finish()
     }
 
     /// The checksum of entry `e`'s bytes, read a block at a time into a buffer that stays in

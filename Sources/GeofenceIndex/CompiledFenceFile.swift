@@ -263,6 +263,13 @@ public struct CompiledFenceFile: Sendable {
                 reads.add(.occupancyGrown) { () throws(GeofenceError) in gridGrown.value = try r.column(.occupancyGrown) }
             }
             try reads.run(threads: threads)
+            // Each mapped section dropped its pages as it was read, but the kernel sets a page
+            // up with its neighbours, and mappings side by side are one: pages the reading of the
+            // next section set up again go now (open leaves none set up: docs/compiled-fences.md#memory).
+            coords.value.dropMappedPages()
+            bandEdges.value.dropMappedPages()
+            gridBits.value.dropMappedPages()
+            gridGrown.value.dropMappedPages()
 
             var t = FenceTable()
             t.ids = IdentifierStore(bytes: idBytes.take(), ends: idEnds.take())

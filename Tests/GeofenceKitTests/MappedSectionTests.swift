@@ -125,6 +125,84 @@ final class MappedSectionTests: XCTestCase {
         XCTAssertNoThrow(try open(path, threshold: 0, threads: 2))
     }
 
+    /// The resident bytes of the mapping that starts at `address` (`/proc/self/smaps`).
+    func residentKB(_ address: UnsafeRawPointer) throws -> Int {
+        // Read to its end (the file reports no size).
+        let handle = try XCTUnwrap(FileHandle(forReadingAtPath: "/proc/self/smaps"))
+        defer { try? handle.close() }
+        let text = String(decoding: handle.readDataToEndOfFile(), as: UTF8.self)
+        let start = String(UInt(bitPattern: address) / 4096 * 4096, radix: 16)
+        var inside = false
+        for line in text.split(separator: "\n") {
+            if let dash = line.firstIndex(of: "-"), !line.hasPrefix(" "), line.first?.isHexDigit == true {
+                inside = line[..<dash] == start
+            } else if inside && line.hasPrefix("Rss:") {
+                return Int(line.split(separator: " ")[1])!
+            }
+        }
+        XCTFail("no mapping at \(start)")
+        return -1
+    }
+
+    /// A mapped section's pages dropped as open reads them (``MappedRegion/drop(below:)``): only
+    /// pages wholly before the offset go, each once; the bytes read afterwards are the file's.
+    func testDroppedPagesLeaveTheProcessAndReadBack() throws {
+        let path = dir + "/pages.bin"
+        let bytes = (0..<(4 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 2654435761 >> 13) }
+        XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: Data(bytes)))
+        let fd = Glibc.open(path, O_RDONLY)
+        defer { close(fd) }
+        // From a page boundary plus 100 bytes: the first page holds bytes before the range.
+        let region = try XCTUnwrap(MappedRegion(fd: fd, offset: 100, count: (4 << 20) - 100, path: path, populate: true))
+        XCTAssertEqual(try residentKB(region.base), 4096)
+        // 1 MiB + 10 bytes into the file: the first MiB goes (the kernel may take the rest of a
+        // huge page that holds it with it), the last 2 MiB stay.
+        region.drop(below: (1 << 20) - 100 + 10)
+        let partly = try residentKB(region.base)
+        XCTAssertLessThanOrEqual(partly, 3072)
+        XCTAssertGreaterThanOrEqual(partly, 2048)
+        region.drop(below: 100)                                   // nothing new
+        XCTAssertEqual(try residentKB(region.base), partly)
+        region.drop(below: region.count)
+        XCTAssertEqual(try residentKB(region.base), 0)
+        XCTAssertEqual(Array(UnsafeRawBufferPointer(start: region.base, count: 1000)), Array(bytes[100..<1100]))
+        XCTAssertEqual(region.base.load(fromByteOffset: region.count - 1, as: UInt8.self), bytes.last)
+        XCTAssertFalse(region.shrank)
+    }
+
+    /// How many of the pages wholly inside `count` bytes at `address` are set up in this
+    /// process (`/proc/self/pagemap`, bit 63 of each page's entry: present).
+    func presentPages(_ address: UnsafeRawPointer, _ count: Int) throws -> (present: Int, pages: Int) {
+        let first = (UInt(bitPattern: address) + 4095) / 4096, end = (UInt(bitPattern: address) + UInt(count)) / 4096
+        guard end > first else { return (0, 0) }
+        let fd = Glibc.open("/proc/self/pagemap", O_RDONLY)
+        guard fd >= 0 else { throw XCTSkip("no /proc/self/pagemap") }
+        defer { close(fd) }
+        var entries = [UInt64](repeating: 0, count: Int(end - first))
+        let want = entries.count * 8
+        let got = entries.withUnsafeMutableBytes { pread(fd, $0.baseAddress, want, off_t(first * 8)) }
+        XCTAssertEqual(got, want)
+        return (entries.filter { $0 >> 63 != 0 }.count, entries.count)
+    }
+
+    /// Open checks a mapped section in place and leaves none of its pages set up (the checks
+    /// read every vertex); a query then sets up only the pages it reads.
+    func testOpenLeavesNoMappedPageSetUp() throws {
+        let (path, _) = try compiledFile()
+        let mapped = try open(path, threshold: 0, threads: 2)
+        let coords = mapped.index.table.polygons.coords
+        XCTAssertTrue(coords.isMapped)
+        let base = try XCTUnwrap(coords.withUnsafeBufferPointer { $0.baseAddress.map(UnsafeRawPointer.init) })
+        let bytes = coords.count * MemoryLayout<Double>.stride
+        let opened = try presentPages(base, bytes)
+        XCTAssertGreaterThan(opened.pages, 100)
+        XCTAssertEqual(opened.present, 0, "pages set up by open")
+        _ = mapped.index.classify(lat: 36.85, lon: -76.30, accuracy: 50)
+        let queried = try presentPages(base, bytes)
+        XCTAssertGreaterThan(queried.present, 0)
+        XCTAssertLessThan(queried.present, queried.pages / 2, "a query sets up the pages it reads, not all")
+    }
+
     /// The checksum of bytes handed over in pieces is that of all of them at once, wherever
     /// the pieces end (the mapped sections are checksummed a block at a time).
     func testAChecksumInPiecesEqualsTheWholeOne() {
