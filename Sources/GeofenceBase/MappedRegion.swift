@@ -63,14 +63,15 @@ public final class MappedRegion: @unchecked Sendable {
     /// The address up to which ``drop(below:)`` dropped the pages.
     private var dropped: Int
 
-    /// Drops from the process every whole page of the range, whatever was dropped before: the
-    /// kernel may have set some up again meanwhile, as it sets up a page with those around it
-    /// and two mappings of one file side by side become one.
+    /// Drops from the process every page of the mapping (the last, partly past the range,
+    /// included), whatever was dropped before: the kernel may have set some up again meanwhile,
+    /// as it sets up a page with those around it and two mappings of one file side by side
+    /// become one.
     public func dropAll() {
         let page = Swift.max(4096, Int(sysconf(Int32(_SC_PAGESIZE))))
-        let from = Int(bitPattern: start), to = (Int(bitPattern: base) + count) / page * page
-        if to > from { _ = madvise(start, to - from, MADV_DONTNEED) }
-        dropped = Swift.max(dropped, to)
+        let end = (Int(bitPattern: start) + length + page - 1) / page * page
+        _ = madvise(start, end - Int(bitPattern: start), MADV_DONTNEED)
+        dropped = end
     }
 
     /// Whether a page of the range was gone when it was read (the file shrank): zeros were read

@@ -9,7 +9,8 @@ import GeofenceLogs
 /// - ``Mode/pipelined``: the batch is evaluated on the calling thread alone while the other
 ///   threads parse the next round (the reader's `readAhead`). Best when reading costs more:
 ///   one thread keeps up with the evaluation and no thread waits for the other stage, and the
-///   one-thread evaluation skips the slices' bookkeeping.
+///   one-thread evaluation skips the slices' bookkeeping. With nothing being parsed ahead (a
+///   log's last batches) every thread evaluates, as split does.
 ///
 /// Each mode's cost is the wall time from one batch to the next per fix, smoothed. A batch is
 /// counted only when the batch before it ran in the same mode: the first batch carries the
@@ -87,7 +88,7 @@ public struct CoreSharing: Sendable {
 
     /// When the batch being timed began (``startClock()``, or the last ``record(fixes:)``).
     private var clock = DispatchTime.now().uptimeNanoseconds
-    /// When the batch being timed was handed to ``process(_:with:)`` (nil: not yet): the time
+    /// When the batch being timed was handed to ``process(_:with:reader:)`` (nil: not yet): the time
     /// before it was spent reading.
     private var evaluationStart: UInt64? = nil
 
@@ -119,7 +120,7 @@ public struct CoreSharing: Sendable {
     }
 
     /// ``record(seconds:reading:fixes:)`` with the time since ``startClock()`` or the last call,
-    /// the part of it before ``process(_:with:)`` as the reading.
+    /// the part of it before ``process(_:with:reader:)`` as the reading.
     public mutating func record(fixes: Int) {
         let now = DispatchTime.now().uptimeNanoseconds
         let reading = evaluationStart.map { Double(Swift.max($0, clock) - clock) / 1e9 }
@@ -132,9 +133,15 @@ public struct CoreSharing: Sendable {
     /// `reading` of those seconds spent reading it, before its evaluation began, when known)
     /// under the mode it ran in, and chooses the mode of the next.
     public mutating func record(seconds: Double, reading: Double? = nil, fixes: Int) {
-        // A pipelined batch with nothing parsed ahead ran as split does.
-        let ran: Mode = mode == .pipelined && ranAlone == false ? .split : mode
+        // A pipelined batch with nothing parsed ahead (a log's last) ran as neither way runs
+        // along a log: not counted, nor the batch after it (the first of the next log).
+        if mode == .pipelined && ranAlone == false {
+            ranAlone = nil
+            previous = nil
+            return
+        }
         ranAlone = nil
+        let ran = mode
         guard threads > 1, fixes > 0, seconds >= 0 else { return }
         defer { previous = ran }
         guard previous == ran else { return }           // the first batch, or the first after a change

@@ -275,19 +275,30 @@ final class SectionReader {
             column.withUnsafeBufferPointer(scan)
             return column
         }
+        Self.beforeMappedRead?(s)
         let sum = Self.mappedHash(region, stride: stride) { block, bytes in
             scan(UnsafeBufferPointer(start: block.assumingMemoryBound(to: T.self), count: bytes / stride))
         }
+        // Pages lost while they were read (the file shrank) read as zeros, which might even
+        // hash right or pass the checks: the file is refused as one cut short while read.
+        guard !region.shrank else { throw shrankWhileRead(s) }
         guard sum == e.checksum else { throw bad("checksum mismatch in section \(s)") }
         return Column(region: region)
     }
 
+    /// The error for a mapped section some of whose pages were gone when open read them (the
+    /// file shrank meanwhile): exit code 74, as for a file that shrinks while a command uses it.
+    func shrankWhileRead(_ s: Section) -> GeofenceError {
+        .input(InputError(SourceLocation(file: path), .readFailed(errno: EIO),
+                          "the file shrank while it was read (section \(s)): run again once it no longer changes"))
+    }
+
     /// The checksum of a mapped section's bytes, read in place a block at a time (the pages
     /// come from the kernel's page cache, no copy), each block handed to `scan` (its address and
-    /// length, a multiple of `stride` bytes) after it is hashed, and its whole pages dropped from
+    /// length, a multiple of `stride` bytes) after it is hashed, and its pages dropped from
     /// the process again once read (``MappedRegion/drop(below:)``): open leaves none of them
     /// set up, as a read through a buffer left none. A page lost meanwhile (the file shrank)
-    /// reads as zeros: the checksum does not match.
+    /// reads as zeros; the caller checks ``MappedRegion/shrank``.
     static func mappedHash(_ region: MappedRegion, stride: Int, scan: (UnsafeRawPointer, Int) -> Void) -> UInt64 {
         let block = Swift.max(1, (1 << 18) / stride) * stride
         var sum = Hash64.Stream()
@@ -330,6 +341,10 @@ final class SectionReader {
     /// Sections of at least this many bytes are mapped by ``column(_:scan:)``: below it, a read into
     /// fresh memory costs less than a mapping and its guard.
     nonisolated(unsafe) static var mapThreshold = 1 << 20
+
+    /// Called with a section mapped by ``column(_:scan:)`` before open reads it (tests: a file
+    /// cut short then).
+    nonisolated(unsafe) static var beforeMappedRead: ((Section) -> Void)? = nil
 
     /// Checks a section's checksum without keeping it: read through a small buffer
     /// (``readHash(_:stride:scan:)``), so its pages add nothing to the peak; a file cut short

@@ -21,7 +21,9 @@ public final class DeviceTable {
     /// Number of devices seen.
     public var count: Int { state.keys.count }
 
-    /// Device names, index = ``Fix/device``.
+    /// Device names, index = ``Fix/device``: made from the table's bytes at each call (take
+    /// ``name(_:)`` for one).
+    /// - Complexity: O(total name length).
     public var names: [String] { (0..<state.keys.count).map { state.name($0) } }
 
     /// The name of device `index`.

@@ -296,8 +296,9 @@ public final class LogReader {
     var roundPending: Bool { parallel?.pending != nil }
 
     /// Whether other threads are parsing the log's next round while the caller works on the
-    /// batch just handed out (``readAhead``): false when there is nothing left to parse (the
-    /// batch holds the log's last fixes), or the log is read on one thread.
+    /// batch just handed out (``readAhead``): false when nothing is (the log's last fixes, or
+    /// the rest of the last round, are handed out; a round that could not be split waits for a
+    /// serial step; a read error stopped the reading), or the log is read on one thread.
     public var isParsingAhead: Bool {
         if case .parse = parallel?.pending { return true }
         return false

@@ -85,9 +85,28 @@ final class MappedSectionTests: XCTestCase {
         XCTAssertTrue(messages[0].contains("checksum mismatch in section coords"), messages[0])
     }
 
+    /// A file cut short after a section is mapped and before open reads it: the lost pages read
+    /// as zeros, and open refuses the file as one that shrank (an I/O failure, exit code 74), never a crash nor a
+    /// file taken (zeros may even hash right: here the cut is past the coordinates' first
+    /// half, whatever their values).
+    func testAFileCutShortWhileOpenReadsAMappedSection() throws {
+        let (path, _) = try compiledFile()
+        let size = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: path)[.size] as? Int)
+        SectionReader.beforeMappedRead = { section in
+            guard section == .coords else { return }
+            XCTAssertEqual(truncate(path, off_t(size / 2)), 0)
+        }
+        defer { SectionReader.beforeMappedRead = nil }
+        XCTAssertThrowsError(try open(path, threshold: 0)) { error in
+            let text = "\(error)"
+            XCTAssertTrue(text.contains("shrank while it was read"), text)
+            XCTAssertEqual((error as? GeofenceError)?.category, .ioFailure, text)
+        }
+    }
+
     /// A vertex or band edge out of range behind valid checksums: a mapped section is checked
-    /// as it is read through the buffer, never read again at open, and refused with the message
-    /// a section read into memory gets.
+    /// as it is read in place, never read again at open, and refused with the message a
+    /// section read into memory gets.
     func testBadValuesInAMappedSectionAreRefusedAsInARead() throws {
         let (path, _) = try compiledFile()
         let good = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
