@@ -26,7 +26,7 @@ public final class MappedRegion: @unchecked Sendable {
     /// only some of them sets up only those).
     public init?(fd: Int32, offset: Int, count: Int, path: String, populate: Bool = true) {
         guard count > 0, offset >= 0 else { return nil }
-        let page = Swift.max(4096, Int(sysconf(Int32(_SC_PAGESIZE))))
+        let page = Self.page
         let first = offset / page * page, skip = offset - first
         let length = skip + count
         guard let m = mmap(nil, length, PROT_READ, MAP_PRIVATE | (populate ? MAP_POPULATE : 0), fd, off_t(first)), m != MAP_FAILED else { return nil }
@@ -55,20 +55,22 @@ public final class MappedRegion: @unchecked Sendable {
     /// were not dropped by an earlier call (they stay in the page cache; a later read sets them
     /// up again). For one thread at a time.
     public func drop(below offset: Int) {
-        let page = Swift.max(4096, Int(sysconf(Int32(_SC_PAGESIZE))))
+        let page = Self.page
         let to = (Int(bitPattern: base) + Swift.min(offset, count)) / page * page
         if to > dropped { _ = madvise(UnsafeMutableRawPointer(bitPattern: dropped), to - dropped, MADV_DONTNEED) }
         dropped = Swift.max(dropped, to)
     }
     /// The address up to which ``drop(below:)`` dropped the pages.
     private var dropped: Int
+    /// The system's page size (4 KiB at least).
+    private static let page = Swift.max(4096, Int(sysconf(Int32(_SC_PAGESIZE))))
 
     /// Drops from the process every page of the mapping (the last, partly past the range,
     /// included), whatever was dropped before: the kernel may have set some up again meanwhile,
     /// as it sets up a page with those around it and two mappings of one file side by side
     /// become one.
     public func dropAll() {
-        let page = Swift.max(4096, Int(sysconf(Int32(_SC_PAGESIZE))))
+        let page = Self.page
         let end = (Int(bitPattern: start) + length + page - 1) / page * page
         _ = madvise(start, end - Int(bitPattern: start), MADV_DONTNEED)
         dropped = end

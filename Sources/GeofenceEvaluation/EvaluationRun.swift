@@ -526,9 +526,7 @@ public final class EvaluationRun {
             // Each group grown once (to at least twice its capacity), not tracker by tracker:
             // a log's first batch may bring thousands of devices.
             let perGroup = (Int(maxDevice) + 1 - deviceCount) / groupCount + 1
-            for g in 0..<groupCount where groups[g].count + perGroup > groups[g].capacity {
-                groups[g].reserveCapacity(Swift.max(groups[g].count + perGroup, 2 * groups[g].capacity))
-            }
+            for g in 0..<groupCount { groups[g].reserveRoom(for: perGroup) }
             for d in deviceCount...Int(maxDevice) { groups[d & (groupCount - 1)].append(DeviceTracker()) }
             deviceCount = Int(maxDevice) + 1
             lastBatch.append(contentsOf: repeatElement(0, count: deviceCount - lastBatch.count))

@@ -296,18 +296,13 @@ struct DeviceState {
             expected = (0, 0)
             let size = slots.count
             reserve(devices: count, bytes: nameBytes)
-            if slots.count != size {
-                // Rehashed: the probe's empty slot is elsewhere now.
-                let mask = slots.count &- 1
-                slot = Int(truncatingIfNeeded: key.hash) & mask
-                while slots[slot] >= 0 { slot = (slot &+ 1) & mask }
-            }
+            if slots.count != size { slot = Self.emptySlot(slots, key.hash) }   // rehashed: elsewhere now
         }
         if !bytesOnly { last.append(LastFix()) }
         let id = Int32(keys.count)
         // Byte by byte: names are short, and the generic append of a buffer cost about 200
         // instructions a name.
-        if bytes.count &+ n > bytes.capacity { bytes.reserveCapacity(Swift.max(bytes.count &+ n, 2 &* bytes.capacity)) }
+        bytes.reserveRoom(for: n)
         for k in 0..<n { bytes.append(p[k]) }
         offsets.append(bytes.count)
         keys.append(key)
@@ -323,14 +318,10 @@ struct DeviceState {
     /// once (a copy and fresh pages each step).
     mutating func reserve(devices count: Int, bytes nameBytes: Int) {
         guard count > 0 else { return }
-        func grow<T>(_ a: inout [T], _ extra: Int) {
-            let need = a.count + extra
-            if need > a.capacity { a.reserveCapacity(Swift.max(need, 2 * a.capacity)) }
-        }
-        grow(&keys, count)
-        grow(&offsets, count)
-        grow(&bytes, nameBytes)
-        if !bytesOnly { grow(&last, count) }
+        keys.reserveRoom(for: count)
+        offsets.reserveRoom(for: count)
+        bytes.reserveRoom(for: nameBytes)
+        if !bytesOnly { last.reserveRoom(for: count) }
         var size = slots.count
         while (keys.count + count) * 2 > size { size *= 2 }
         if size > slots.count { rehash(to: size) }
@@ -352,12 +343,16 @@ struct DeviceState {
     /// The slots rebuilt at `size` (a power of two, more than twice the devices).
     private mutating func rehash(to size: Int) {
         var newSlots = [Int32](repeating: -1, count: size)
-        let mask = newSlots.count - 1
-        for id in 0..<keys.count {
-            var i = Int(truncatingIfNeeded: keys[id].hash) & mask
-            while newSlots[i] >= 0 { i = (i + 1) & mask }
-            newSlots[i] = Int32(id)
-        }
+        for id in 0..<keys.count { newSlots[Self.emptySlot(newSlots, keys[id].hash)] = Int32(id) }
         slots = newSlots
+    }
+
+    /// The first empty slot of `slots` (a power of two long) on the probe for `hash`.
+    @inline(__always)
+    private static func emptySlot(_ slots: [Int32], _ hash: UInt64) -> Int {
+        let mask = slots.count &- 1
+        var i = Int(truncatingIfNeeded: hash) & mask
+        while slots[i] >= 0 { i = (i &+ 1) & mask }
+        return i
     }
 }
