@@ -62,7 +62,11 @@ let package = Package(
         .target(name: "GeofenceKit", dependencies: ["GeofenceBase", "GeofenceIndex", "GeofenceLogs", "GeofenceFences", "GeofenceGDAL", "GeofenceEvaluation",
                                                     "GeofencePlanning", "GeofenceSimulation", "GeofenceSubsets", "Geodesy"], swiftSettings: checks),
         // The command line: argument parsing, exit codes and wording over GeofenceKit.
-        .executableTarget(name: "geofence", dependencies: ["GeofenceKit"], swiftSettings: checks),
+        // Release builds link it as a position-dependent executable: its ~75,000 relative
+        // relocations (Swift metadata) are then resolved by the linker, not at every start
+        // (docs/architecture.md#start-up).
+        .executableTarget(name: "geofence", dependencies: ["GeofenceKit"], swiftSettings: checks,
+                          linkerSettings: [.unsafeFlags(["-Xclang-linker", "-no-pie"], .when(platforms: [.linux], configuration: .release))]),
         // The library example of docs/library.md (built and compared with the CLI by the tests).
         .executableTarget(name: "geofence-example", dependencies: ["GeofenceKit"], path: "docs/examples/QuickStart"),
         // libFuzzer targets, one per reader of untrusted bytes (Fuzz/README.md; `make fuzz`).
