@@ -29,9 +29,9 @@ excludes compiling the fences. Ours: the join alone (containing() per fix, 1 thr
 whole evaluation (state machine, events) from memory and from the CSV file.
 With --cli GEOFENCE, the scattered workload also gets ours in turn: the whole `geofence evaluate`
 run (compiled fences, CSV read, events written, every core) after the warm-up and after each
-repetition of DuckDB's and SedonaDB's join, so that the ratio of the two medians holds on a
-machine whose speed drifts between the bench run and the peers' (a shared host varies by a
-fifth or more within minutes).
+repetition of DuckDB's and SedonaDB's join (--in-turn-repeats, 7 by default), so that the ratio
+of the two medians holds on a machine whose speed drifts between the bench run and the peers'
+(a shared host varies by a fifth or more within minutes).
 """
 import argparse
 import csv
@@ -291,17 +291,19 @@ def sedona_polygons(poly_path, flat, flon, repeats):
     return {"seconds": secs, "pairs": pairs, "threads": os.cpu_count(), "operator": join_op, "version": version}, None
 
 
-def scattered_peers(manifest_path, repeats, cli=None):
+def scattered_peers(manifest_path, repeats, cli=None, turn_repeats=None):
     """Rows (workload, engine, threads, fixes/s wall, pairs, note) and single-thread CPU rates of
     the peers on the scattered workload that geofence-bench wrote (--scattered-dir); with `cli`
     (a geofence binary), also our whole CLI run in turn with each multi-threaded peer's join
-    (dicts: workload, peer, threads, seconds of each, ratio)."""
+    (dicts: workload, peer, threads, seconds of each, ratio), `turn_repeats` repetitions of each
+    (medians of a few runs of a 60 ms process move by a tenth on a shared host)."""
     with open(manifest_path, encoding="utf-8") as f:
         m = json.load(f)
     flat, flon = load_fixes(m["fixes"])
     nfix = len(flat)
     rows, cpu_rates, counts, in_turn = [], {}, {}, []
     threads = os.cpu_count() or 1
+    joins = turn_repeats if cli and turn_repeats else repeats   # the multi-threaded joins
     tmp = tempfile.mkdtemp(prefix="geofence-peers-")
     for st in m["sets"]:
         name = st["name"]
@@ -322,10 +324,10 @@ def scattered_peers(manifest_path, repeats, cli=None):
             cpu_rates[(name, "shapely STRtree")] = nfix / CPU[name]
             rows.append((name, "shapely STRtree", 1, nfix / secs, pairs, f"box query + exact test; tree build {build:.2f} s excluded"))
             IN_TURN["run"] = ours_run
-            res, err = duckdb_circles(clat, clon, crad, flat, flon, repeats)
+            res, err = duckdb_circles(clat, clon, crad, flat, flon, joins)
             turn = IN_TURN["seconds"]
             what = "box SPATIAL_JOIN ({op}) + ST_Distance_Spheroid"
-            res2, err2 = sedona_circles(clat, clon, crad, flat, flon, repeats)
+            res2, err2 = sedona_circles(clat, clon, crad, flat, flon, joins)
             turn2 = IN_TURN["seconds"]
             IN_TURN["run"] = None
             what2 = "box join ({op}) + exact test in numpy/pyproj"
@@ -341,10 +343,10 @@ def scattered_peers(manifest_path, repeats, cli=None):
             cpu_rates[(name, "shapely STRtree")] = nfix / CPU[name]
             rows.append((name, "shapely STRtree", 1, nfix / secs, pairs, f"STRtree(polygons).query(points, covered_by); build {build:.2f} s excluded"))
             IN_TURN["run"] = ours_run
-            res, err = duckdb_polygons(None, st["fences"], m["fixes"], repeats)
+            res, err = duckdb_polygons(None, st["fences"], m["fixes"], joins)
             turn = IN_TURN["seconds"]
             what = "ST_Covers join ({op})"
-            res2, err2 = sedona_polygons(st["fences"], flat, flon, repeats)
+            res2, err2 = sedona_polygons(st["fences"], flat, flon, joins)
             turn2 = IN_TURN["seconds"]
             IN_TURN["run"] = None
             what2 = "ST_Intersects join ({op})"
@@ -421,6 +423,8 @@ def main():
     ap.add_argument("--ours", help="geofence-bench --json output of the evaluate-real suite (same run)")
     ap.add_argument("--json", help="write the side-by-side results here")
     ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--in-turn-repeats", type=int, default=7, help="with --cli: repetitions of DuckDB's and SedonaDB's "
+                    "scattered joins, each followed by our whole run (default 7)")
     ap.add_argument("--scattered", metavar="DIR", help="also the scattered workload geofence-bench wrote there (--scattered-dir)")
     ap.add_argument("--scattered-only", action="store_true", help="only the scattered workload (no AIS sets)")
     ap.add_argument("--postgis", metavar="SOCKET_DIR", help="socket directory of a server started by postgis.sh (port 54329)")
@@ -527,7 +531,8 @@ def main():
                 rows.append(("counties × AIS", "postgis", 0, float("nan"), None, f"PostGIS failed: {e}"))
 
     if a.scattered:
-        srows, scpu, scounts, snfix, in_turn = scattered_peers(os.path.join(a.scattered, "manifest.json"), a.repeats, a.cli)
+        srows, scpu, scounts, snfix, in_turn = scattered_peers(os.path.join(a.scattered, "manifest.json"), a.repeats, a.cli,
+                                                                   a.in_turn_repeats)
         for name in scounts:
             add_ours(name, scattered=True)
             rows.extend(r for r in srows if r[0] == name)
