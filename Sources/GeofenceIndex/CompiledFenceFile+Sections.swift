@@ -295,14 +295,14 @@ final class SectionReader {
 
     /// The checksum of a mapped section's bytes, read in place a block at a time (the pages
     /// come from the kernel's page cache, no copy), each block handed to `scan` (its address and
-    /// length, a multiple of `stride` bytes) after it is hashed, and its pages dropped from
-    /// the process again once read (``MappedRegion/drop(below:)``): open leaves none of them
-    /// set up, as a read through a buffer left none. A page lost meanwhile (the file shrank)
-    /// reads as zeros; the caller checks ``MappedRegion/shrank``.
+    /// length, a multiple of `stride` bytes) after it is hashed, and the pages read dropped
+    /// from the process again every ``dropStep`` bytes (``MappedRegion/drop(below:)``): open
+    /// leaves none of them set up, as a read through a buffer left none. A page lost meanwhile
+    /// (the file shrank) reads as zeros; the caller checks ``MappedRegion/shrank``.
     static func mappedHash(_ region: MappedRegion, stride: Int, scan: (UnsafeRawPointer, Int) -> Void) -> UInt64 {
         let block = Swift.max(1, (1 << 18) / stride) * stride
         var sum = Hash64.Stream()
-        var done = 0
+        var done = 0, dropped = 0
         while done < region.count {
             let n = Swift.min(block, region.count - done)
             let p = region.base + done
@@ -311,7 +311,10 @@ final class SectionReader {
             done += n
             // The last 128 KiB stay until the next block is read: the kernel sets a page up
             // with those around it (64 KiB by default), and would set up again some just dropped.
-            region.drop(below: done - (1 << 17))
+            if done - dropped >= dropStep {
+                region.drop(below: done - (1 << 17))
+                dropped = done
+            }
         }
         region.drop(below: region.count)
         return sum.finish()
@@ -337,6 +340,13 @@ final class SectionReader {
         }
         return sum.finish()
     }
+
+    /// Bytes of a mapped section read between two drops of its pages in ``mappedHash(_:stride:scan:)``.
+    /// Each drop makes the kernel flush the pages from every core the process runs on (an
+    /// interrupt to each other core): dropping every 256 KiB block made 400 of them for the 100k
+    /// polygons' vertices, and `evaluate` of an empty log took 25.8 ms against 23.2 ms with
+    /// 4 MiB (2 threads, 15 runs in turn, medians); peak RSS 29.3 and 29.2 MB.
+    static let dropStep = 4 << 20
 
     /// Sections of at least this many bytes are mapped by ``column(_:scan:)``: below it, a read into
     /// fresh memory costs less than a mapping and its guard.
