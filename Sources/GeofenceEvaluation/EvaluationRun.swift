@@ -496,7 +496,17 @@ public final class EvaluationRun {
     static func query(_ ev: Evaluator, _ b: UnsafePointer<Fix>, _ order: UnsafePointer<Int32>, _ from: Int, _ to: Int,
                       _ worker: UnsafeMutablePointer<Evaluator.Worker>, _ k: Int32, _ answers: UnsafeMutablePointer<FixAnswer>) {
         let index = ev.index, margin = ev.settings.exitMargin
+        // The occupancy grid's word of the fix `lead` places ahead asked for now (the grid of a
+        // large fence set is out of cache for scattered fixes); the probe taken again now and
+        // then, as the cache starts or stops consulting the grid.
+        let lead = 8
+        var probe: OccupancyProbe? = nil
         for j in from..<to {
+            if (j &- from) & 255 == 0 { probe = worker.pointee.cache.occupancyProbe }
+            if let probe, j &+ lead < to {
+                let g = b[Int(order[j &+ lead])]
+                geofence_prefetch(probe.word(lat: g.lat, lon: g.lon))
+            }
             let i = Int(order[j])
             let f = b[i]
             let start = worker.pointee.answers.count

@@ -113,6 +113,20 @@ final class CandidateCacheTests: XCTestCase {
         }
         scatter(12_000, "scattered")
         XCTAssertGreaterThan(cache.cleared, 4_000, "the grid answers most scattered queries (hits \(cache.hits), fills \(cache.fills), bypassed \(cache.bypassed))")
+        // The probe a caller prefetches through points at the word of the point's cell: for a
+        // point in a small circle (its box meets the cell and is in the bits, not among the
+        // large boxes kept aside), a word with its cell's bit set.
+        let probe = try XCTUnwrap(cache.occupancyProbe, "the cache consults the grid after scattered queries")
+        let small = Array(fences.prefix(4000))
+        var inside = 0
+        for _ in 0..<2_000 {
+            let p = FenceSets.point(small, &rng)
+            guard abs(p.lat) < 75, !Self.tree(index, p.lat, p.lon, 0, 0).isEmpty else { continue }
+            inside += 1
+            let word = try XCTUnwrap(probe.word(lat: p.lat, lon: p.lon)).load(as: UInt64.self)
+            XCTAssertNotEqual(word, 0, "the grid word of (\(p.lat), \(p.lon)), inside a fence")
+        }
+        XCTAssertGreaterThan(inside, 500)
         // Changes after the grid was built: a fence appears where the grid was clear.
         let spot = (lat: -40.123, lon: 100.456)
         XCTAssertTrue(Self.tree(index, spot.lat, spot.lon, 0, 0).isEmpty)
