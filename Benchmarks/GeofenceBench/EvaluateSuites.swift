@@ -329,8 +329,10 @@ struct EvaluateSuites {
                     files.append((label: "gzip", path: gz))
                 }
                 // The blocks above run one after the other: on a machine whose speed drifts, their
-                // ratios drift too. The same runs in turn give the ratios to judge by.
-                try interleaved(c.name, compiled, batches, files: files, suite: "evaluate-real", repeats: runs)
+                // ratios drift too. The same runs in turn give the ratios to judge by, over at
+                // least 15 rounds (with 5, one slow in-memory block moved a ratio by 17 points).
+                try interleaved(c.name, compiled, batches, files: files, suite: "evaluate-real",
+                                repeats: options.quick ? runs : max(runs, 15))
             }
         }
     }
