@@ -291,19 +291,19 @@ def sedona_polygons(poly_path, flat, flon, repeats):
     return {"seconds": secs, "pairs": pairs, "threads": os.cpu_count(), "operator": join_op, "version": version}, None
 
 
-def scattered_peers(manifest_path, repeats, cli=None, turn_repeats=None):
+def scattered_peers(manifest_path, repeats, cli=None, turn_repeats=7):
     """Rows (workload, engine, threads, fixes/s wall, pairs, note) and single-thread CPU rates of
     the peers on the scattered workload that geofence-bench wrote (--scattered-dir); with `cli`
     (a geofence binary), also our whole CLI run in turn with each multi-threaded peer's join
     (dicts: workload, peer, threads, seconds of each, ratio), `turn_repeats` repetitions of each
-    (medians of a few runs of a 60 ms process move by a tenth on a shared host)."""
+    (medians of a few runs of a 60–70 ms process move by a tenth on a shared host)."""
     with open(manifest_path, encoding="utf-8") as f:
         m = json.load(f)
     flat, flon = load_fixes(m["fixes"])
     nfix = len(flat)
     rows, cpu_rates, counts, in_turn = [], {}, {}, []
     threads = os.cpu_count() or 1
-    joins = turn_repeats if cli and turn_repeats else repeats   # the multi-threaded joins
+    joins = turn_repeats if cli else repeats   # the multi-threaded joins
     tmp = tempfile.mkdtemp(prefix="geofence-peers-")
     for st in m["sets"]:
         name = st["name"]
@@ -431,6 +431,8 @@ def main():
     ap.add_argument("--cli", metavar="GEOFENCE", help="geofence binary: on the scattered workload, also time its whole run "
                     "(compiled fences, every core) in turn with each multi-threaded peer's join")
     a = ap.parse_args()
+    if a.repeats < 1 or a.in_turn_repeats < 1:
+        ap.error("--repeats and --in-turn-repeats must be at least 1")
 
     root = a.root
     fetched = os.path.exists(os.path.join(root, "data/fetched/cities.csv"))

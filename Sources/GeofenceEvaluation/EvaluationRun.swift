@@ -497,12 +497,20 @@ public final class EvaluationRun {
                       _ worker: UnsafeMutablePointer<Evaluator.Worker>, _ k: Int32, _ answers: UnsafeMutablePointer<FixAnswer>) {
         let index = ev.index, margin = ev.settings.exitMargin
         // The occupancy grid's word of the fix `lead` places ahead asked for now (the grid of a
-        // large fence set is out of cache for scattered fixes); the probe taken again now and
-        // then, as the cache starts or stops consulting the grid.
+        // large fence set is out of cache for scattered fixes), the first `lead` fixes' before
+        // the loop (at 2 threads a call queries a claim of 64 fixes); the probe taken again
+        // every 256 fixes of a long call (one thread), as the cache starts or stops
+        // consulting the grid.
         let lead = 8
-        var probe: OccupancyProbe? = nil
+        var probe = worker.pointee.cache.occupancyProbe
+        if let probe {
+            for j in from..<Swift.min(from &+ lead, to) {
+                let g = b[Int(order[j])]
+                geofence_prefetch(probe.word(lat: g.lat, lon: g.lon))
+            }
+        }
         for j in from..<to {
-            if (j &- from) & 255 == 0 { probe = worker.pointee.cache.occupancyProbe }
+            if (j &- from) & 255 == 255 { probe = worker.pointee.cache.occupancyProbe }
             if let probe, j &+ lead < to {
                 let g = b[Int(order[j &+ lead])]
                 geofence_prefetch(probe.word(lat: g.lat, lon: g.lon))

@@ -263,8 +263,9 @@ final class SectionReader {
     /// ``mapThreshold`` bytes and holds plain values only (no offset or reference that a change
     /// to the file while in use could send out of range), else read into memory as
     /// ``array(_:count:)``. A mapped section is checksummed and scanned in place, a block at a
-    /// time, each block's pages dropped once read (``mappedHash(_:stride:scan:)``), so open
-    /// leaves none of its pages set up: a query sets up those it reads.
+    /// time, the pages read dropped every ``dropStep`` bytes and at the end
+    /// (``mappedHash(_:stride:scan:)``), so open leaves none of its pages set up: a query sets
+    /// up those it reads.
     func column<T>(_ s: Section, scan: (UnsafeBufferPointer<T>) -> Void = { _ in }) throws(GeofenceError) -> Column<T> {
         let e = try entry(s)
         let stride = MemoryLayout<T>.stride
@@ -309,8 +310,8 @@ final class SectionReader {
             sum.add(p, count: n)
             scan(p, n)
             done += n
-            // The last 128 KiB stay until the next block is read: the kernel sets a page up
-            // with those around it (64 KiB by default), and would set up again some just dropped.
+            // The last 128 KiB stay until the next drop: the kernel sets a page up with those
+            // around it (64 KiB by default), and would set up again some just dropped.
             if done - dropped >= dropStep {
                 region.drop(below: done - (1 << 17))
                 dropped = done
@@ -341,11 +342,13 @@ final class SectionReader {
         return sum.finish()
     }
 
-    /// Bytes of a mapped section read between two drops of its pages in ``mappedHash(_:stride:scan:)``.
+    /// Bytes of a mapped section read between two drops of its pages in ``mappedHash(_:stride:scan:)``
+    /// (so open holds at most this and 128 KiB of a section's pages at a time, per thread).
     /// Each drop makes the kernel flush the pages from every core the process runs on (an
-    /// interrupt to each other core): dropping every 256 KiB block made 400 of them for the 100k
-    /// polygons' vertices, and `evaluate` of an empty log took 25.8 ms against 23.2 ms with
-    /// 4 MiB (2 threads, 15 runs in turn, medians); peak RSS 29.3 and 29.2 MB.
+    /// interrupt to each other core): dropping every 256 KiB block made about 330 drops for the
+    /// 100k polygons' vertices and band edges (63 and 19 MB), and `evaluate` of an empty log
+    /// took 25.8 ms against 23.2 ms with 4 MiB (2 threads, 15 runs in turn, medians); peak RSS
+    /// 29.3 and 29.2 MB with 100k polygons, 14.9 and 17.1 MB with 10k.
     static let dropStep = 4 << 20
 
     /// Sections of at least this many bytes are mapped by ``column(_:scan:)``: below it, a read into

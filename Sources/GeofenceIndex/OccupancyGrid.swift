@@ -166,22 +166,24 @@ struct OccupancyGrid: Sendable {
 }
 
 /// Where an ``OccupancyGrid`` keeps the bit of a point's cell, for a caller that asks the
-/// memory for it ahead (a prefetch) of the query that reads it: a grid of 100k polygons' boxes
-/// is 256 KiB of bits, which a query of a scattered log finds out of cache. Only an address:
-/// nothing is read through it here, and a prefetch of an address no longer in use is harmless.
-public struct OccupancyProbe: Sendable {
-    let bits: UInt
-    let scaleX: Double, scaleY: Double, lastColumn: Double, lastRow: Double
-    let width: Int
+/// memory for it ahead (a prefetch) of the query that reads it: the grid the workers take from
+/// the miss filter is 2 MiB of bits from 100k polygons on (2^24 cells), which the queries of a
+/// scattered log find out of cache. Only an address: nothing is read through it here, and a
+/// prefetch never faults, even at an address no longer in use.
+package struct OccupancyProbe: Sendable {
+    @usableFromInline let bits: UInt
+    @usableFromInline let scaleX: Double, scaleY: Double, lastColumn: Double, lastRow: Double
+    @usableFromInline let width: Int
 
     init(_ grid: OccupancyGrid) {
         bits = grid.bits.withUnsafeBufferPointer { UInt(bitPattern: $0.baseAddress) }
         (scaleX, scaleY, lastColumn, lastRow, width) = (grid.scaleX, grid.scaleY, grid.lastColumn, grid.lastRow, grid.width)
     }
 
-    /// The address of the word that holds the cell of (`lat`, `lon`) (clamped to the grid).
-    @inline(__always)
-    public func word(lat: Double, lon: Double) -> UnsafeRawPointer? {
+    /// The address of the word that holds the cell of (`lat`, `lon`) (clamped to the grid, as
+    /// ``OccupancyGrid/isClear(_:)`` finds a window's cells; NaN to the first cell).
+    @inlinable @inline(__always)
+    package func word(lat: Double, lon: Double) -> UnsafeRawPointer? {
         let c = gridIndex((lat + 90) * scaleY, lastRow) &* width &+ gridIndex((lon + 180) * scaleX, lastColumn)
         return UnsafeRawPointer(bitPattern: bits &+ UInt(bitPattern: c &>> 6) &* 8)
     }
@@ -189,9 +191,10 @@ public struct OccupancyProbe: Sendable {
 
 extension CandidateCache {
     /// The grid a query outside the cache consults now, as an ``OccupancyProbe``; nil when it
-    /// consults none (the cache serves the queries, or the grid is resting or not built yet).
-    public var occupancyProbe: OccupancyProbe? {
-        guard wantsOccupancy, let g = occupancy, g.width > 0 else { return nil }
+    /// consults none (the cache serves the queries, or the grid is resting, not built yet, or
+    /// holds too many large boxes to answer anything).
+    package var occupancyProbe: OccupancyProbe? {
+        guard wantsOccupancy, let g = occupancy, g.width > 0, g.large.count <= OccupancyGrid.maximumLarge else { return nil }
         return OccupancyProbe(g)
     }
 }

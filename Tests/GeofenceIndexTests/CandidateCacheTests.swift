@@ -1,4 +1,4 @@
-import GeofenceIndex
+@testable import GeofenceIndex
 import Foundation
 import Geodesy
 import XCTest
@@ -113,20 +113,36 @@ final class CandidateCacheTests: XCTestCase {
         }
         scatter(12_000, "scattered")
         XCTAssertGreaterThan(cache.cleared, 4_000, "the grid answers most scattered queries (hits \(cache.hits), fills \(cache.fills), bypassed \(cache.bypassed))")
-        // The probe a caller prefetches through points at the word of the point's cell: for a
-        // point in a small circle (its box meets the cell and is in the bits, not among the
-        // large boxes kept aside), a word with its cell's bit set.
+        // The probe a caller prefetches through points at the word of the point's cell (found
+        // here from the grid's size by floor and clamp): for a point in a small circle (its box
+        // meets the cell and is in the bits, not among the large boxes kept aside), a word with
+        // that cell's bit set; for any latitude and longitude, a word inside the bits.
         let probe = try XCTUnwrap(cache.occupancyProbe, "the cache consults the grid after scattered queries")
+        let grid = try XCTUnwrap(cache.occupancy)
+        let (base, words) = grid.bits.withUnsafeBufferPointer { (UnsafeRawPointer($0.baseAddress!), $0.count) }
+        func cell(_ lat: Double, _ lon: Double) -> Int {
+            let row = Swift.min(Int(((lat + 90) * Double(grid.height) / 180).rounded(.down)), grid.height - 1)
+            let column = Swift.min(Int(((lon + 180) * Double(grid.width) / 360).rounded(.down)), grid.width - 1)
+            return row * grid.width + column
+        }
         let small = Array(fences.prefix(4000))
         var inside = 0
         for _ in 0..<2_000 {
             let p = FenceSets.point(small, &rng)
             guard abs(p.lat) < 75, !Self.tree(index, p.lat, p.lon, 0, 0).isEmpty else { continue }
             inside += 1
-            let word = try XCTUnwrap(probe.word(lat: p.lat, lon: p.lon)).load(as: UInt64.self)
-            XCTAssertNotEqual(word, 0, "the grid word of (\(p.lat), \(p.lon)), inside a fence")
+            let address = try XCTUnwrap(probe.word(lat: p.lat, lon: p.lon))
+            let c = cell(p.lat, p.lon)
+            XCTAssertEqual(address, base + (c >> 6) * 8, "the word of (\(p.lat), \(p.lon))")
+            XCTAssertEqual(address.load(as: UInt64.self) >> UInt64(c & 63) & 1, 1, "the bit of (\(p.lat), \(p.lon)), inside a fence")
         }
         XCTAssertGreaterThan(inside, 500)
+        for lat in [-90, 90, -.infinity, .infinity, .nan, -1e300, 1e300] as [Double] {
+            for lon in [-180, 180, -.infinity, .infinity, .nan, 0] as [Double] {
+                let address = try XCTUnwrap(probe.word(lat: lat, lon: lon))
+                XCTAssert(address >= base && address < base + words * 8, "(\(lat), \(lon)) inside the bits")
+            }
+        }
         // Changes after the grid was built: a fence appears where the grid was clear.
         let spot = (lat: -40.123, lon: 100.456)
         XCTAssertTrue(Self.tree(index, spot.lat, spot.lon, 0, 0).isEmpty)
