@@ -503,18 +503,15 @@ public final class EvaluationRun {
         // consulting the grid.
         let lead = 8
         var probe = worker.pointee.cache.occupancyProbe
-        if let probe {
-            for j in from..<Swift.min(from &+ lead, to) {
-                let g = b[Int(order[j])]
-                geofence_prefetch(probe.word(lat: g.lat, lon: g.lon))
-            }
+        /// Asks for the grid word of the fix at `order[j]`.
+        @inline(__always) func ask(_ probe: OccupancyProbe, _ j: Int) {
+            let g = b[Int(order[j])]
+            geofence_prefetch(probe.word(lat: g.lat, lon: g.lon))
         }
+        if let probe { for j in from..<Swift.min(from &+ lead, to) { ask(probe, j) } }
         for j in from..<to {
             if (j &- from) & 255 == 255 { probe = worker.pointee.cache.occupancyProbe }
-            if let probe, j &+ lead < to {
-                let g = b[Int(order[j &+ lead])]
-                geofence_prefetch(probe.word(lat: g.lat, lon: g.lon))
-            }
+            if let probe, j &+ lead < to { ask(probe, j &+ lead) }
             let i = Int(order[j])
             let f = b[i]
             let start = worker.pointee.answers.count
