@@ -16,8 +16,10 @@ geofence_decimals_function geofence_plain_decimals_run = no_decimals;
 static void choose_run(void);
 
 // The widest path the CPU takes, set once before main: 0 none (the caller's fallback), 1 SSSE3
-// (one number at a time), 2 AVX-512 BW/DQ/VL with the OS saving its registers (the numbers of
-// a row at once); 0 on other processors. geofence_plain_decimals_level lowers it for the tests.
+// (one number at a time), 2 AVX2 with the OS saving its registers (the numbers of a row at once,
+// two per 256-bit register), 3 AVX-512 BW/DQ/VL with the OS saving its registers (the numbers
+// of a row at once, in one 512-bit register); 0 on other processors.
+// geofence_plain_decimals_level lowers it for the tests.
 static int level = 0;
 static int best_level = 0;
 
@@ -58,14 +60,17 @@ __attribute__((constructor)) static void fast_decimal_init(void) {
     }
     unsigned a, b, c, d;
     if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & bit_SSSE3)) return;
+    const unsigned c1 = c;
     best_level = 1;
-    // AVX-512: the instructions (leaf 7) and the OS saving the opmask and zmm registers (XCR0
-    // bits 1, 2, 5, 6, 7 through xgetbv, which OSXSAVE says is there).
+    // AVX2 (with BMI1) and AVX-512: the instructions (leaf 7) and the OS saving the ymm
+    // registers (XCR0 bits 1, 2), for AVX-512 the opmask and zmm registers too (bits 5, 6, 7),
+    // read through xgetbv, which OSXSAVE says is there.
     if ((c & bit_OSXSAVE) && __get_cpuid_count(7, 0, &a, &b, &c, &d)) {
-        const unsigned want = bit_AVX512F | bit_AVX512DQ | bit_AVX512BW | bit_AVX512VL;
         unsigned lo, hi;
         __asm__("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
-        if ((b & want) == want && (lo & 0xE6) == 0xE6) best_level = 2;
+        if ((b & (bit_AVX2 | bit_BMI)) == (bit_AVX2 | bit_BMI) && (c1 & bit_POPCNT) && (lo & 0x06) == 0x06) best_level = 2;
+        const unsigned want = bit_AVX512F | bit_AVX512DQ | bit_AVX512BW | bit_AVX512VL;
+        if ((b & want) == want && (lo & 0xE6) == 0xE6) best_level = 3;
     }
     level = best_level;
     choose_run();
@@ -138,29 +143,17 @@ __attribute__((target("ssse3"))) static int decimals(const unsigned char *p, int
     }
 }
 
-// The AVX-512 path: the masks of the row's 16 * N bytes (digits, points, '-', delimiters) in
-// one compare each, the numbers' bounds checked together from them by bit arithmetic (no number
-// waits for the one before it: they start after the first N - 1 delimiters, the last ends where
-// number() would end it; then every byte before that end must be a digit, a point, a
-// delimiter or a '-' that starts a number, each number must end with a digit and hold one point
-// at most, 15 bytes at most with its sign), then the N numbers converted side by side, one per
-// 128-bit lane, as number() converts one: the same shuffle masks, multiply-adds and one division
-// each, so the same bits. Checking the bounds together rather than number by number took a
-// one-thread read of the 1M-row scattered log × 10k circles from 75.8 to 72.7 ms of CPU (25
-// runs of each in turn, medians).
-#define AVX512 __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,bmi"), always_inline)) static inline
-AVX512 int run512(const unsigned char *p, const int N, unsigned char delimiter, double *values) {
+// The bounds of a run of N numbers from its masks, as run512 and run256 check them: G digits,
+// P points, M '-', D delimiters of the 16 * N bytes at the run's start (no bit at or past
+// 16 * N). Fills each number's start, shape (masks/scales entry) and sign bit; returns the
+// offset past the last number, or 0 where geofence_plain_decimals declines the run.
+__attribute__((always_inline)) static inline unsigned bounds(const uint64_t G, const uint64_t P, const uint64_t M,
+                                                              const uint64_t D, const int N, unsigned starts[4],
+                                                              unsigned shapes[4], uint64_t signs[4]) {
     const unsigned width = 16u * (unsigned)N;
-    const __mmask64 readable = width == 64 ? ~(__mmask64)0 : ((__mmask64)1 << width) - 1;
-    const __m512i v = _mm512_maskz_loadu_epi8(readable, p);                // no byte past 16 * N read
-    const __m512i d = _mm512_sub_epi8(v, _mm512_set1_epi8('0'));
-    const uint64_t G = _cvtmask64_u64(_mm512_mask_cmple_epu8_mask(readable, d, _mm512_set1_epi8(9)));
-    const uint64_t P = _cvtmask64_u64(_mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8('.')));
-    const uint64_t M = _cvtmask64_u64(_mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8('-')));
-    const uint64_t D = _cvtmask64_u64(_mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8((char)delimiter)));
-
     // Starts: 0, then after each of the first N - 1 delimiters (64: none, refused below).
-    unsigned starts[4] = {0, 0, 0, 0}, ends[4] = {0, 0, 0, 0};
+    unsigned ends[4] = {0, 0, 0, 0};
+    starts[0] = 0;
     uint64_t rest = D;
 #pragma clang loop unroll(full)
     for (int k = 0; k < N - 1; k++) {
@@ -186,8 +179,6 @@ AVX512 int run512(const unsigned char *p, const int N, unsigned char delimiter, 
     const uint64_t lasts = (delims >> 1) | ((uint64_t)1 << ((e - 1) & 63));
     uint64_t bad = (below & ~(G | P | M | D)) | (M & below & ~fieldStarts) | (lasts & ~G) | (D & 1);
     unsigned ok = (e < width) & (e > sl) & ((unsigned)__builtin_popcountll(delims) == (unsigned)(N - 1));
-    uint64_t signs[4] = {0, 0, 0, 0};
-    unsigned shapes[4] = {0, 0, 0, 0};
 #pragma clang loop unroll(full)
     for (int k = 0; k < N; k++) {
         const unsigned b = starts[k], end = ends[k];
@@ -200,7 +191,137 @@ AVX512 int run512(const unsigned char *p, const int N, unsigned char delimiter, 
         shapes[k] = ((end - b) & 15) * 16 + ((point - b) & 15);
         signs[k] = ((M >> (b & 63)) & 1) << 63;
     }
-    if (!ok || bad) return 0;
+    return ok && !bad ? e : 0;
+}
+
+// The AVX2 path: as the AVX-512 path below (the masks of the row's 16 * N bytes, the bounds
+// checked together by bounds(), the numbers converted side by side, one division instruction
+// for all), with 32-byte compares (16 * N bytes read, no more: for three numbers, bytes 0-31
+// and 16-47) and two numbers per 256-bit register, one per 128-bit lane.
+#define AVX2 __attribute__((target("avx2,bmi,popcnt"), always_inline)) static inline
+// The digit, point, '-' and delimiter masks of the 32 bytes at q.
+AVX2 void masks256(const unsigned char *q, unsigned char delimiter, uint64_t *g, uint64_t *pt, uint64_t *m, uint64_t *dl) {
+    const __m256i v = _mm256_loadu_si256((const __m256i *)q);
+    const __m256i d = _mm256_sub_epi8(v, _mm256_set1_epi8('0'));
+    *g = (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_min_epu8(d, _mm256_set1_epi8(9)), d));
+    *pt = (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, _mm256_set1_epi8('.')));
+    *m = (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, _mm256_set1_epi8('-')));
+    *dl = (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, _mm256_set1_epi8((char)delimiter)));
+}
+
+// Two numbers' 16 bytes (one per 128-bit lane) and their shuffle masks to their values m
+// (below 10^15), in 64-bit elements 0 and 2 (1 and 3 hold the same).
+AVX2 __m256i mantissas256(const __m256i bytes, const __m256i shuffle) {
+    const __m256i digits = _mm256_sub_epi8(bytes, _mm256_set1_epi8('0'));
+    const __m256i only = _mm256_and_si256(digits, _mm256_cmpeq_epi8(_mm256_min_epu8(digits, _mm256_set1_epi8(9)), digits));
+    const __m256i lanes = _mm256_shuffle_epi8(only, shuffle);
+    const __m256i pairs = _mm256_maddubs_epi16(lanes, _mm256_set1_epi16(0x010A));             // 10a + b
+    const __m256i fours = _mm256_madd_epi16(pairs, _mm256_set1_epi32(0x00010064));             // 100ab + cd
+    const __m256i eights = _mm256_madd_epi16(_mm256_packs_epi32(fours, fours), _mm256_set1_epi32(0x00012710));
+    // The high 8 digits in each element's low half, the low 8 in its high half.
+    return _mm256_add_epi64(_mm256_mul_epu32(eights, _mm256_set1_epi64x(100000000)), _mm256_srli_epi64(eights, 32));
+}
+
+AVX2 int run256(const unsigned char *p, const int N, unsigned char delimiter, double *values) {
+    uint64_t G, P, M, D;
+    if (N == 1) {
+        const __m128i v = _mm_loadu_si128((const __m128i *)p);
+        const __m128i d = _mm_sub_epi8(v, _mm_set1_epi8('0'));
+        G = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_min_epu8(d, _mm_set1_epi8(9)), d));
+        P = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('.')));
+        M = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('-')));
+        D = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8((char)delimiter)));
+    } else {
+        masks256(p, delimiter, &G, &P, &M, &D);
+        if (N > 2) {
+            // Bytes 16-47 (three numbers) or 32-63 (four): the same bits where they overlap.
+            const unsigned shift = N == 3 ? 16 : 32;
+            uint64_t g, pt, m, dl;
+            masks256(p + shift, delimiter, &g, &pt, &m, &dl);
+            G |= g << shift;
+            P |= pt << shift;
+            M |= m << shift;
+            D |= dl << shift;
+        }
+    }
+    unsigned starts[4] = {0, 0, 0, 0}, shapes[4] = {0, 0, 0, 0};
+    uint64_t signs[4] = {0, 0, 0, 0};
+    const unsigned e = bounds(G, P, M, D, N, starts, shapes, signs);
+    if (e == 0) return 0;
+
+    // Numbers 0 and 1 in one register, 2 and 3 in another (a lane past N: a copy of number
+    // 0's, converted and dropped). Every number before k is 15 bytes or fewer with its sign,
+    // so number k starts at 16 k or before and its 16 bytes lie within the 16 * N.
+    const unsigned second = N > 1 ? 1 : 0, fourth = N > 3 ? 3 : 0;
+    const __m256i first = mantissas256(
+        _mm256_loadu2_m128i((const __m128i *)(p + starts[second]), (const __m128i *)(p + starts[0])),
+        _mm256_loadu2_m128i((const __m128i *)masks[shapes[second]], (const __m128i *)masks[shapes[0]]));
+    __m256i each;
+    if (N > 2) {
+        const __m256i last = mantissas256(
+            _mm256_loadu2_m128i((const __m128i *)(p + starts[fourth]), (const __m128i *)(p + starts[2])),
+            _mm256_loadu2_m128i((const __m128i *)masks[shapes[fourth]], (const __m128i *)masks[shapes[2]]));
+        // [m0, m2, m1, m3] (elements 1 and 3 from the second register), then in order.
+        each = _mm256_permute4x64_epi64(_mm256_blend_epi32(first, last, 0xCC), 0xD8);
+    } else {
+        each = _mm256_permute4x64_epi64(first, 0xD8);                      // [m0, m1, ...]
+    }
+    // m below 2^52: its double is exact as the bits of 2^52 + m less 2^52.
+    const __m256d magic = _mm256_set1_pd(4503599627370496.0);
+    const __m256d mantissa = _mm256_sub_pd(_mm256_castsi256_pd(_mm256_or_si256(each, _mm256_castpd_si256(magic))), magic);
+    const __m256d scale = _mm256_setr_pd(scales[shapes[0]], scales[shapes[1]], scales[shapes[2]], scales[shapes[3]]);
+    const __m256d x = _mm256_div_pd(mantissa, scale);                       // exact operands, one rounding
+    const __m256i sign = _mm256_setr_epi64x((long long)signs[0], (long long)signs[1], (long long)signs[2], (long long)signs[3]);
+    // One 8-byte store per value (see run512).
+    const __m256d signed_x = _mm256_castsi256_pd(_mm256_or_si256(_mm256_castpd_si256(x), sign));
+    const __m128d low = _mm256_castpd256_pd128(signed_x);
+    _mm_storel_pd(values, low);
+    if (N > 1) _mm_storeh_pd(values + 1, low);
+    if (N > 2) {
+        const __m128d high = _mm256_extractf128_pd(signed_x, 1);
+        _mm_storel_pd(values + 2, high);
+        if (N > 3) _mm_storeh_pd(values + 3, high);
+    }
+    return (int)e;
+}
+
+__attribute__((target("avx2,bmi,popcnt"))) static int decimals256(const unsigned char *p, int count, unsigned char delimiter,
+                                                          double *values) {
+    // A delimiter that can be part of a number is left to the one-at-a-time path.
+    if (delimiter == '-' || delimiter == '.' || (delimiter >= '0' && delimiter <= '9')) return decimals(p, count, delimiter, values);
+    switch (count) {
+    case 1: return run256(p, 1, delimiter, values);
+    case 2: return run256(p, 2, delimiter, values);
+    case 3: return run256(p, 3, delimiter, values);
+    default: return run256(p, 4, delimiter, values);
+    }
+}
+
+// The AVX-512 path: the masks of the row's 16 * N bytes (digits, points, '-', delimiters) in
+// one compare each, the numbers' bounds checked together from them by bit arithmetic (no number
+// waits for the one before it: they start after the first N - 1 delimiters, the last ends where
+// number() would end it; then every byte before that end must be a digit, a point, a
+// delimiter or a '-' that starts a number, each number must end with a digit and hold one point
+// at most, 15 bytes at most with its sign), then the N numbers converted side by side, one per
+// 128-bit lane, as number() converts one: the same shuffle masks, multiply-adds and one division
+// each, so the same bits. Checking the bounds together rather than number by number took a
+// one-thread read of the 1M-row scattered log × 10k circles from 75.8 to 72.7 ms of CPU (25
+// runs of each in turn, medians).
+#define AVX512 __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,bmi"), always_inline)) static inline
+AVX512 int run512(const unsigned char *p, const int N, unsigned char delimiter, double *values) {
+    const unsigned width = 16u * (unsigned)N;
+    const __mmask64 readable = width == 64 ? ~(__mmask64)0 : ((__mmask64)1 << width) - 1;
+    const __m512i v = _mm512_maskz_loadu_epi8(readable, p);                // no byte past 16 * N read
+    const __m512i d = _mm512_sub_epi8(v, _mm512_set1_epi8('0'));
+    const uint64_t G = _cvtmask64_u64(_mm512_mask_cmple_epu8_mask(readable, d, _mm512_set1_epi8(9)));
+    const uint64_t P = _cvtmask64_u64(_mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8('.')));
+    const uint64_t M = _cvtmask64_u64(_mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8('-')));
+    const uint64_t D = _cvtmask64_u64(_mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8((char)delimiter)));
+
+    unsigned starts[4] = {0, 0, 0, 0}, shapes[4] = {0, 0, 0, 0};
+    uint64_t signs[4] = {0, 0, 0, 0};
+    const unsigned e = bounds(G, P, M, D, N, starts, shapes, signs);
+    if (e == 0) return 0;
 
     // Lane k: the 16 bytes from number k's start and its shuffle mask (lanes past N: copies of
     // lane 0, converted and dropped). Every number before k is 15 bytes or fewer with its sign,
@@ -263,7 +384,7 @@ __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,bmi"))) static int dec
 // geofence_plain_decimals_run for the level now.
 static void choose_run(void) {
 #if defined(__x86_64__)
-    geofence_plain_decimals_run = level == 2 ? decimals512 : level == 1 ? decimals : no_decimals;
+    geofence_plain_decimals_run = level == 3 ? decimals512 : level == 2 ? decimals256 : level == 1 ? decimals : no_decimals;
 #else
     geofence_plain_decimals_run = no_decimals;
 #endif

@@ -3,7 +3,7 @@
 // Every pointer below is non-null (Swift imports them as such).
 #pragma clang assume_nonnull begin
 
-// Plain decimal numbers `[-]digits[.digits]` converted with SSSE3 or AVX-512 (docs/logs.md, "Numbers"):
+// Plain decimal numbers `[-]digits[.digits]` converted with SSSE3, AVX2 or AVX-512 (docs/logs.md, "Numbers"):
 // the CSV reader's one-check rows call it for their run of numeric fields and keep their own
 // path as the fallback.
 
@@ -15,7 +15,7 @@
 // is, is the caller's to check). Returns 0, values maybe partly written, when it does not
 // decide: a number without a digit, with a '+', a '.' without a digit after it, a number of
 // 16 bytes or more (its sign included), a number not followed by the delimiter (but the last),
-// or a CPU without SSSE3. With AVX-512 (BW, DQ, VL) the numbers of a run are found and
+// or a CPU without SSSE3. With AVX2 or AVX-512 (BW, DQ, VL) the numbers of a run are found and
 // converted side by side, with the same results. Within those bounds a number has at most 15 digits (below 2^53) and
 // 14 fraction digits, so one division by an exact power of ten gives the correctly rounded
 // value (Clinger's fast path).
@@ -32,7 +32,7 @@ static inline int geofence_plain_decimals_direct(const unsigned char *p, int cou
     return geofence_plain_decimals_run(p, count, delimiter, values);
 }
 
-// The path geofence_plain_decimals takes: 0 none (it always returns 0), 1 SSSE3, 2 AVX-512;
+// The path geofence_plain_decimals takes: 0 none (it always returns 0), 1 SSSE3, 2 AVX2, 3 AVX-512;
 // detected once at start as the best the CPU and OS allow. A `wanted` of 0 or more sets it
 // (never above what was detected; for tests); a negative one only reads it. Returns the path now.
 int geofence_plain_decimals_level(int wanted);

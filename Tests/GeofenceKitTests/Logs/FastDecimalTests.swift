@@ -3,12 +3,12 @@ import XCTest
 import GeofenceTestSupport
 @testable import GeofenceLogs
 
-/// `geofence_plain_decimals` (Sources/CFastDecimal, the SSSE3 and AVX-512 numbers of the
+/// `geofence_plain_decimals` (Sources/CFastDecimal, the SSSE3, AVX2 and AVX-512 numbers of the
 /// one-check CSV row) against `Double(String)` (strtod) bit for bit, and its ends and declines
 /// against a scan of the text written here from the documented rules; every path the CPU has,
 /// each on its own. `geofence_line_end` against a scan.
 final class FastDecimalTests: XCTestCase {
-    /// Runs `body` once per path this CPU takes (1 SSSE3, 2 AVX-512), the path set for it.
+    /// Runs `body` once per path this CPU takes (1 SSSE3, 2 AVX2, 3 AVX-512), the path set for it.
     func forEachPath(_ body: (Int) -> Void) {
         let best = Int(geofence_plain_decimals_level(-1))
         defer { geofence_plain_decimals_level(Int32(best)) }
