@@ -30,7 +30,7 @@ let package = Package(
         .systemLibrary(name: "CSystem"),
         // The SIGBUS guard of mapped log files (a file that shrinks while it is read).
         .target(name: "CMapGuard"),
-        // Plain decimals converted with SSSE3 where the CPU has it (the CSV readers' fast path).
+        // Plain decimals converted with SSSE3, AVX2 or AVX-512 where the CPU has them (the CSV readers' fast path).
         .target(name: "CFastDecimal"),
 
         // WGS84 geodesics (Karney's algorithms in Swift) and fast bounded approximations.

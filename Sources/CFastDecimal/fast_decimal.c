@@ -62,15 +62,17 @@ __attribute__((constructor)) static void fast_decimal_init(void) {
     if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & bit_SSSE3)) return;
     const unsigned c1 = c;
     best_level = 1;
-    // AVX2 (with BMI1) and AVX-512: the instructions (leaf 7) and the OS saving the ymm
-    // registers (XCR0 bits 1, 2), for AVX-512 the opmask and zmm registers too (bits 5, 6, 7),
-    // read through xgetbv, which OSXSAVE says is there.
+    // AVX2 (with BMI1 and POPCNT) and AVX-512: the instructions (leaf 7; POPCNT in leaf 1) and
+    // the OS saving the ymm registers (XCR0 bits 1, 2), for AVX-512 the opmask and zmm
+    // registers too (bits 5, 6, 7), read through xgetbv, which OSXSAVE says is there. AVX-512
+    // only on top of the AVX2 level: the tests run every level up to the best, and both wide
+    // paths use BMI1 and POPCNT.
     if ((c & bit_OSXSAVE) && __get_cpuid_count(7, 0, &a, &b, &c, &d)) {
         unsigned lo, hi;
         __asm__("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
         if ((b & (bit_AVX2 | bit_BMI)) == (bit_AVX2 | bit_BMI) && (c1 & bit_POPCNT) && (lo & 0x06) == 0x06) best_level = 2;
         const unsigned want = bit_AVX512F | bit_AVX512DQ | bit_AVX512BW | bit_AVX512VL;
-        if ((b & want) == want && (lo & 0xE6) == 0xE6) best_level = 3;
+        if (best_level == 2 && (b & want) == want && (lo & 0xE6) == 0xE6) best_level = 3;
     }
     level = best_level;
     choose_run();
@@ -307,16 +309,17 @@ __attribute__((target("avx2,bmi,popcnt"))) static int decimals256(const unsigned
 // each, so the same bits. Checking the bounds together rather than number by number took a
 // one-thread read of the 1M-row scattered log × 10k circles from 75.8 to 72.7 ms of CPU (25
 // runs of each in turn, medians).
-#define AVX512 __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,bmi"), always_inline)) static inline
+#define AVX512 __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,bmi,popcnt"), always_inline)) static inline
 AVX512 int run512(const unsigned char *p, const int N, unsigned char delimiter, double *values) {
     const unsigned width = 16u * (unsigned)N;
     const __mmask64 readable = width == 64 ? ~(__mmask64)0 : ((__mmask64)1 << width) - 1;
     const __m512i v = _mm512_maskz_loadu_epi8(readable, p);                // no byte past 16 * N read
     const __m512i d = _mm512_sub_epi8(v, _mm512_set1_epi8('0'));
     const uint64_t G = _cvtmask64_u64(_mm512_mask_cmple_epu8_mask(readable, d, _mm512_set1_epi8(9)));
-    const uint64_t P = _cvtmask64_u64(_mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8('.')));
-    const uint64_t M = _cvtmask64_u64(_mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8('-')));
-    const uint64_t D = _cvtmask64_u64(_mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8((char)delimiter)));
+    // (Only the bytes read: a zero lane past them is not a delimiter '\0'.)
+    const uint64_t P = _cvtmask64_u64(_mm512_mask_cmpeq_epi8_mask(readable, v, _mm512_set1_epi8('.')));
+    const uint64_t M = _cvtmask64_u64(_mm512_mask_cmpeq_epi8_mask(readable, v, _mm512_set1_epi8('-')));
+    const uint64_t D = _cvtmask64_u64(_mm512_mask_cmpeq_epi8_mask(readable, v, _mm512_set1_epi8((char)delimiter)));
 
     unsigned starts[4] = {0, 0, 0, 0}, shapes[4] = {0, 0, 0, 0};
     uint64_t signs[4] = {0, 0, 0, 0};
@@ -368,7 +371,7 @@ AVX512 int run512(const unsigned char *p, const int N, unsigned char delimiter, 
     return (int)e;
 }
 
-__attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,bmi"))) static int decimals512(const unsigned char *p, int count,
+__attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,bmi,popcnt"))) static int decimals512(const unsigned char *p, int count,
                                                                                       unsigned char delimiter, double *values) {
     // A delimiter that can be part of a number is left to the one-at-a-time path.
     if (delimiter == '-' || delimiter == '.' || (delimiter >= '0' && delimiter <= '9')) return decimals(p, count, delimiter, values);

@@ -65,11 +65,13 @@ enum PlainDecimal {
     /// number, or 0 when this path does not decide (what follows the last is the caller's to
     /// check). `16 · count + 16` bytes must be readable from `first`.
     ///
-    /// First through `geofence_plain_decimals_direct` (C, SSSE3: per number one 16-byte load whose
-    /// digit and point masks give its end, the digits moved last in 16 lanes by one shuffle,
-    /// multiply-adds down to two 8-digit halves, and one division), in one call for the run;
-    /// it decides every plain number of at most 15 bytes. What it declines, or a CPU without
-    /// SSSE3, takes ``wide(_:_:)`` number by number. Either way a value is the correctly
+    /// First through `geofence_plain_decimals_direct` (C: with SSSE3, per number one 16-byte load
+    /// whose digit and point masks give its end, the digits moved last in 16 lanes by one
+    /// shuffle, multiply-adds down to two 8-digit halves, and one division; with AVX2 or
+    /// AVX-512, the run's numbers bounded together from its masks and converted side by side,
+    /// one division instruction for all), in one call for the run; it decides every plain
+    /// number of at most 15 bytes. What it declines, or a CPU without SSSE3, takes
+    /// ``wide(_:_:)`` number by number. Either way a value is the correctly
     /// rounded double of its text, as ``DecimalParser/parse(_:_:)`` gives it.
     @inline(always)
     static func wideRun(_ p: UnsafePointer<UInt8>, _ first: Int, _ count: Int, _ delimiter: UInt8,

@@ -1,4 +1,5 @@
 import CFastDecimal
+import Glibc
 import XCTest
 import GeofenceTestSupport
 @testable import GeofenceLogs
@@ -197,6 +198,60 @@ final class FastDecimalTests: XCTestCase {
             var values = [Double](repeating: 0, count: 4)
             XCTAssertEqual(geofence_plain_decimals(Array("-0,5\n".utf8) + [UInt8](repeating: 0, count: 48), 2, UInt8(ascii: ","), &values), 4)
             XCTAssertEqual(values[0].sign, .minus)                          // -0, as strtod
+        }
+    }
+
+    /// No path reads a byte past the 16 · count the header allows: the run is placed so that
+    /// its last allowed byte is the last of a page whose next page may not be read (a read
+    /// there would stop the process), for runs it decides (numbers of every length up to 15
+    /// bytes, the last one filling the window) and runs it declines.
+    func testReadsNothingPastTheRun() throws {
+        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+        guard let map = mmap(nil, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), map != MAP_FAILED else {
+            throw XCTSkip("mmap failed")
+        }
+        defer { munmap(map, 2 * page) }
+        XCTAssertEqual(mprotect(map + page, page, PROT_NONE), 0)
+        let end = map.assumingMemoryBound(to: UInt8.self) + page
+        var g = SeededGenerator(seed: 0x9A6E)
+        var decided = 0
+        forEachPath { level in
+            for _ in 0..<20_000 {
+                let count = 1 + Int(g.next() % 4), width = 16 * count
+                var bytes: [UInt8] = []
+                for k in 0..<count {
+                    var n = Array(number(&g).utf8)
+                    if n.count > 15 { n = Array(n.prefix(15)) }
+                    bytes += n
+                    if k < count - 1 { bytes.append(UInt8(ascii: ",")) }
+                }
+                // Filler up to the window's end: digits now and then, so that the last number
+                // may run to the window's last byte (declined: its end is not within it).
+                while bytes.count < width { bytes.append(g.next() % 2 == 0 ? UInt8(ascii: "7") : UInt8(ascii: "\n")) }
+                bytes = Array(bytes.prefix(width))
+                let p = end - width
+                p.update(from: bytes, count: width)
+                var values = [Double](repeating: .nan, count: 4)
+                let e = Int(geofence_plain_decimals(p, Int32(count), UInt8(ascii: ","), &values))
+                XCTAssertLessThan(e, width, "path \(level)")
+                if e > 0 { decided += 1 }
+            }
+        }
+        XCTAssertGreaterThan(decided, 0)
+    }
+
+    /// On Linux, a CPU whose flags list AVX2, BMI1 and POPCNT takes a wide path (level 2 or
+    /// more): the detection is checked, not only the paths it finds.
+    func testWidePathOnAVX2() throws {
+        guard let info = try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8),
+              let flags = info.split(separator: "\n").first(where: { $0.hasPrefix("flags") }) else {
+            throw XCTSkip("no /proc/cpuinfo flags")
+        }
+        let set = Set(flags.split(separator: " ").map(String.init))
+        guard set.isSuperset(of: ["avx2", "bmi1", "popcnt", "ssse3"]) else { throw XCTSkip("no AVX2 here") }
+        XCTAssertGreaterThanOrEqual(geofence_plain_decimals_level(-1), 2)
+        if set.isSuperset(of: ["avx512f", "avx512bw", "avx512dq", "avx512vl"]) {
+            XCTAssertEqual(geofence_plain_decimals_level(-1), 3)
         }
     }
 
