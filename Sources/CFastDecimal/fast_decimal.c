@@ -196,6 +196,27 @@ __attribute__((always_inline)) static inline unsigned bounds(const uint64_t G, c
     return ok && !bad ? e : 0;
 }
 
+// The wide paths' end: the run's N mantissas (exact doubles, lanes 0 to N - 1) divided by
+// their powers of ten in one instruction (exact operands, one rounding each), their signs set,
+// and stored, one 8-byte store per value rather than a masked store: the caller reads each
+// value back at once, and a load is forwarded from a store of its own size, where after a
+// masked store it may wait for the store to reach the cache.
+__attribute__((target("avx"), always_inline)) static inline void store_quotients(const __m256d mantissa, const unsigned shapes[4],
+                                                                                  const uint64_t signs[4], const int N, double *values) {
+    const __m256d scale = _mm256_setr_pd(scales[shapes[0]], scales[shapes[1]], scales[shapes[2]], scales[shapes[3]]);
+    const __m256d x = _mm256_div_pd(mantissa, scale);
+    const __m256i sign = _mm256_setr_epi64x((long long)signs[0], (long long)signs[1], (long long)signs[2], (long long)signs[3]);
+    const __m256d signed_x = _mm256_or_pd(x, _mm256_castsi256_pd(sign));
+    const __m128d low = _mm256_castpd256_pd128(signed_x);
+    _mm_storel_pd(values, low);
+    if (N > 1) _mm_storeh_pd(values + 1, low);
+    if (N > 2) {
+        const __m128d high = _mm256_extractf128_pd(signed_x, 1);
+        _mm_storel_pd(values + 2, high);
+        if (N > 3) _mm_storeh_pd(values + 3, high);
+    }
+}
+
 // The AVX2 path: as the AVX-512 path below (the masks of the row's 16 * N bytes, the bounds
 // checked together by bounds(), the numbers converted side by side, one division instruction
 // for all), with 32-byte compares (16 * N bytes read, no more: for three numbers, bytes 0-31
@@ -271,19 +292,7 @@ AVX2 int run256(const unsigned char *p, const int N, unsigned char delimiter, do
     // m below 2^52: its double is exact as the bits of 2^52 + m less 2^52.
     const __m256d magic = _mm256_set1_pd(4503599627370496.0);
     const __m256d mantissa = _mm256_sub_pd(_mm256_castsi256_pd(_mm256_or_si256(each, _mm256_castpd_si256(magic))), magic);
-    const __m256d scale = _mm256_setr_pd(scales[shapes[0]], scales[shapes[1]], scales[shapes[2]], scales[shapes[3]]);
-    const __m256d x = _mm256_div_pd(mantissa, scale);                       // exact operands, one rounding
-    const __m256i sign = _mm256_setr_epi64x((long long)signs[0], (long long)signs[1], (long long)signs[2], (long long)signs[3]);
-    // One 8-byte store per value (see run512).
-    const __m256d signed_x = _mm256_castsi256_pd(_mm256_or_si256(_mm256_castpd_si256(x), sign));
-    const __m128d low = _mm256_castpd256_pd128(signed_x);
-    _mm_storel_pd(values, low);
-    if (N > 1) _mm_storeh_pd(values + 1, low);
-    if (N > 2) {
-        const __m128d high = _mm256_extractf128_pd(signed_x, 1);
-        _mm_storel_pd(values + 2, high);
-        if (N > 3) _mm_storeh_pd(values + 3, high);
-    }
+    store_quotients(mantissa, shapes, signs, N, values);
     return (int)e;
 }
 
@@ -353,21 +362,7 @@ AVX512 int run512(const unsigned char *p, const int N, unsigned char delimiter, 
     const __m512i m = _mm512_add_epi64(_mm512_mul_epu32(eights, _mm512_set1_epi64(100000000)),
                                        _mm512_srli_epi64(eights, 32));
     const __m256i each = _mm512_castsi512_si256(_mm512_permutexvar_epi64(_mm512_setr_epi64(0, 2, 4, 6, 0, 2, 4, 6), m));
-    const __m256d scale = _mm256_setr_pd(scales[shapes[0]], scales[shapes[1]], scales[shapes[2]], scales[shapes[3]]);
-    const __m256d x = _mm256_div_pd(_mm256_cvtepi64_pd(each), scale);         // exact operands, one rounding
-    const __m256i sign = _mm256_setr_epi64x((long long)signs[0], (long long)signs[1], (long long)signs[2], (long long)signs[3]);
-    // One 8-byte store per value, not a masked store: the caller reads each value back at
-    // once, and a load is forwarded from a store of its own size, where after a masked store
-    // it may wait for the store to reach the cache.
-    const __m256d signed_x = _mm256_castsi256_pd(_mm256_or_si256(_mm256_castpd_si256(x), sign));
-    const __m128d low = _mm256_castpd256_pd128(signed_x);
-    _mm_storel_pd(values, low);
-    if (N > 1) _mm_storeh_pd(values + 1, low);
-    if (N > 2) {
-        const __m128d high = _mm256_extractf128_pd(signed_x, 1);
-        _mm_storel_pd(values + 2, high);
-        if (N > 3) _mm_storeh_pd(values + 3, high);
-    }
+    store_quotients(_mm256_cvtepi64_pd(each), shapes, signs, N, values);
     return (int)e;
 }
 
