@@ -17,8 +17,9 @@ static void choose_run(void);
 
 // The widest path the CPU takes, set once before main: 0 none (the caller's fallback), 1 SSSE3
 // (one number at a time), 2 AVX2 with the OS saving its registers (the numbers of a row at once,
-// two per 256-bit register), 3 AVX-512 BW/DQ/VL with the OS saving its registers (the numbers
-// of a row at once, in one 512-bit register); 0 on other processors.
+// two per 256-bit register; with BMI1 and POPCNT), 3 AVX-512 BW/DQ/VL on top of level 2, with
+// the OS saving its registers (the numbers of a row at once, in one 512-bit register); 0 on
+// other processors.
 // geofence_plain_decimals_level lowers it for the tests.
 static int level = 0;
 static int best_level = 0;

@@ -15,10 +15,11 @@
 // is, is the caller's to check). Returns 0, values maybe partly written, when it does not
 // decide: a number without a digit, with a '+', a '.' without a digit after it, a number of
 // 16 bytes or more (its sign included), a number not followed by the delimiter (but the last),
-// or a CPU without SSSE3. With AVX2 or AVX-512 (BW, DQ, VL) the numbers of a run are found and
-// converted side by side, with the same results. Within those bounds a number has at most 15 digits (below 2^53) and
-// 14 fraction digits, so one division by an exact power of ten gives the correctly rounded
-// value (Clinger's fast path).
+// or a CPU without SSSE3. With AVX2 (and BMI1, POPCNT), or AVX-512 (BW, DQ, VL) on top of
+// that, the numbers of a run are found and converted side by side, with the same results.
+// Within those bounds a number has at most 15 digits (below 2^53) and 14 fraction digits, so
+// one division by an exact power of ten gives the correctly rounded value (Clinger's fast
+// path).
 int geofence_plain_decimals(const unsigned char *p, int count, unsigned char delimiter, double *values);
 
 // The function of the path geofence_plain_decimals takes now (set with the path, below), for a
