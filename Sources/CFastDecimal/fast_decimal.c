@@ -246,40 +246,32 @@ AVX2 __m256i mantissas256(const __m256i bytes, const __m256i shuffle) {
     return _mm256_add_epi64(_mm256_mul_epu32(eights, _mm256_set1_epi64x(100000000)), _mm256_srli_epi64(eights, 32));
 }
 
+// For 2 to 4 numbers (one alone has nothing to wait for: decimals256 gives it to run()).
 AVX2 int run256(const unsigned char *p, const int N, unsigned char delimiter, double *values) {
     uint64_t G, P, M, D;
-    if (N == 1) {
-        const __m128i v = _mm_loadu_si128((const __m128i *)p);
-        const __m128i d = _mm_sub_epi8(v, _mm_set1_epi8('0'));
-        G = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_min_epu8(d, _mm_set1_epi8(9)), d));
-        P = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('.')));
-        M = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('-')));
-        D = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8((char)delimiter)));
-    } else {
-        masks256(p, delimiter, &G, &P, &M, &D);
-        if (N > 2) {
-            // Bytes 16-47 (three numbers) or 32-63 (four): the same bits where they overlap.
-            const unsigned shift = N == 3 ? 16 : 32;
-            uint64_t g, pt, m, dl;
-            masks256(p + shift, delimiter, &g, &pt, &m, &dl);
-            G |= g << shift;
-            P |= pt << shift;
-            M |= m << shift;
-            D |= dl << shift;
-        }
+    masks256(p, delimiter, &G, &P, &M, &D);
+    if (N > 2) {
+        // Bytes 16-47 (three numbers) or 32-63 (four): the same bits where they overlap.
+        const unsigned shift = N == 3 ? 16 : 32;
+        uint64_t g, pt, m, dl;
+        masks256(p + shift, delimiter, &g, &pt, &m, &dl);
+        G |= g << shift;
+        P |= pt << shift;
+        M |= m << shift;
+        D |= dl << shift;
     }
     unsigned starts[4] = {0, 0, 0, 0}, shapes[4] = {0, 0, 0, 0};
     uint64_t signs[4] = {0, 0, 0, 0};
     const unsigned e = bounds(G, P, M, D, N, starts, shapes, signs);
     if (e == 0) return 0;
 
-    // Numbers 0 and 1 in one register, 2 and 3 in another (a lane past N: a copy of number
-    // 0's, converted and dropped). Every number before k is 15 bytes or fewer with its sign,
+    // Numbers 0 and 1 in one register, 2 and 3 in another (for three, the fourth lane a copy
+    // of number 0's, converted and dropped). Every number before k is 15 bytes or fewer with its sign,
     // so number k starts at 16 k or before and its 16 bytes lie within the 16 * N.
-    const unsigned second = N > 1 ? 1 : 0, fourth = N > 3 ? 3 : 0;
+    const unsigned fourth = N > 3 ? 3 : 0;
     const __m256i first = mantissas256(
-        _mm256_loadu2_m128i((const __m128i *)(p + starts[second]), (const __m128i *)(p + starts[0])),
-        _mm256_loadu2_m128i((const __m128i *)masks[shapes[second]], (const __m128i *)masks[shapes[0]]));
+        _mm256_loadu2_m128i((const __m128i *)(p + starts[1]), (const __m128i *)(p + starts[0])),
+        _mm256_loadu2_m128i((const __m128i *)masks[shapes[1]], (const __m128i *)masks[shapes[0]]));
     __m256i each;
     if (N > 2) {
         const __m256i last = mantissas256(
@@ -302,7 +294,7 @@ __attribute__((target("avx2,bmi,popcnt"))) static int decimals256(const unsigned
     // A delimiter that can be part of a number is left to the one-at-a-time path.
     if (delimiter == '-' || delimiter == '.' || (delimiter >= '0' && delimiter <= '9')) return decimals(p, count, delimiter, values);
     switch (count) {
-    case 1: return run256(p, 1, delimiter, values);
+    case 1: return run(p, 1, delimiter, values);
     case 2: return run256(p, 2, delimiter, values);
     case 3: return run256(p, 3, delimiter, values);
     default: return run256(p, 4, delimiter, values);
