@@ -13,6 +13,23 @@ static int no_decimals(const unsigned char *p, int count, unsigned char delimite
 }
 
 geofence_decimals_function geofence_plain_decimals_run = no_decimals;
+
+// Levels 0 and 1: every row left to the caller.
+static int no_rows(const unsigned char *p, long last_start, int accuracy, unsigned char delimiter, uint64_t day_head,
+                   uint16_t day_tail, geofence_row *rows, int max, int *new_day) {
+    (void)p;
+    (void)last_start;
+    (void)accuracy;
+    (void)delimiter;
+    (void)day_head;
+    (void)day_tail;
+    (void)rows;
+    (void)max;
+    *new_day = 0;
+    return 0;
+}
+
+geofence_rows_function geofence_standard_rows_run = no_rows;
 static void choose_run(void);
 
 // The widest path the CPU takes, set once before main: 0 none (the caller's fallback), 1 SSSE3
@@ -246,25 +263,10 @@ AVX2 __m256i mantissas256(const __m256i bytes, const __m256i shuffle) {
     return _mm256_add_epi64(_mm256_mul_epu32(eights, _mm256_set1_epi64x(100000000)), _mm256_srli_epi64(eights, 32));
 }
 
-// For 2 to 4 numbers (one alone has nothing to wait for: decimals256 gives it to run()).
-AVX2 int run256(const unsigned char *p, const int N, unsigned char delimiter, double *values) {
-    uint64_t G, P, M, D;
-    masks256(p, delimiter, &G, &P, &M, &D);
-    if (N > 2) {
-        // Bytes 16-47 (three numbers) or 32-63 (four): the same bits where they overlap.
-        const unsigned shift = N == 3 ? 16 : 32;
-        uint64_t g, pt, m, dl;
-        masks256(p + shift, delimiter, &g, &pt, &m, &dl);
-        G |= g << shift;
-        P |= pt << shift;
-        M |= m << shift;
-        D |= dl << shift;
-    }
-    unsigned starts[4] = {0, 0, 0, 0}, shapes[4] = {0, 0, 0, 0};
-    uint64_t signs[4] = {0, 0, 0, 0};
-    const unsigned e = bounds(G, P, M, D, N, starts, shapes, signs);
-    if (e == 0) return 0;
-
+// The N (2 to 4) numbers of a run whose bounds are checked (bounds()), from their starts in p,
+// two per 256-bit register, converted as number() converts one (the same bits).
+AVX2 void convert256(const unsigned char *p, const int N, const unsigned starts[4], const unsigned shapes[4],
+                     const uint64_t signs[4], double *values) {
     // Numbers 0 and 1 in one register, 2 and 3 in another (for three, the fourth lane a copy
     // of number 0's, converted and dropped). Every number before k is 15 bytes or fewer with its sign,
     // so number k starts at 16 k or before and its 16 bytes lie within the 16 * N.
@@ -286,6 +288,28 @@ AVX2 int run256(const unsigned char *p, const int N, unsigned char delimiter, do
     const __m256d magic = _mm256_set1_pd(4503599627370496.0);
     const __m256d mantissa = _mm256_sub_pd(_mm256_castsi256_pd(_mm256_or_si256(each, _mm256_castpd_si256(magic))), magic);
     store_quotients(mantissa, shapes, signs, N, values);
+}
+
+// For 2 to 4 numbers (one alone has nothing to wait for: decimals256 gives it to run()).
+AVX2 int run256(const unsigned char *p, const int N, unsigned char delimiter, double *values) {
+    uint64_t G, P, M, D;
+    masks256(p, delimiter, &G, &P, &M, &D);
+    if (N > 2) {
+        // Bytes 16-47 (three numbers) or 32-63 (four): the same bits where they overlap.
+        const unsigned shift = N == 3 ? 16 : 32;
+        uint64_t g, pt, m, dl;
+        masks256(p + shift, delimiter, &g, &pt, &m, &dl);
+        G |= g << shift;
+        P |= pt << shift;
+        M |= m << shift;
+        D |= dl << shift;
+    }
+    unsigned starts[4] = {0, 0, 0, 0}, shapes[4] = {0, 0, 0, 0};
+    uint64_t signs[4] = {0, 0, 0, 0};
+    const unsigned e = bounds(G, P, M, D, N, starts, shapes, signs);
+    if (e == 0) return 0;
+
+    convert256(p, N, starts, shapes, signs, values);
     return (int)e;
 }
 
@@ -312,22 +336,11 @@ __attribute__((target("avx2,bmi,popcnt"))) static int decimals256(const unsigned
 // one-thread read of the 1M-row scattered log × 10k circles from 75.8 to 72.7 ms of CPU (25
 // runs of each in turn, medians).
 #define AVX512 __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,bmi,popcnt"), always_inline)) static inline
-AVX512 int run512(const unsigned char *p, const int N, unsigned char delimiter, double *values) {
-    const unsigned width = 16u * (unsigned)N;
-    const __mmask64 readable = width == 64 ? ~(__mmask64)0 : ((__mmask64)1 << width) - 1;
-    const __m512i v = _mm512_maskz_loadu_epi8(readable, p);                // no byte past 16 * N read
-    const __m512i d = _mm512_sub_epi8(v, _mm512_set1_epi8('0'));
-    const uint64_t G = _cvtmask64_u64(_mm512_mask_cmple_epu8_mask(readable, d, _mm512_set1_epi8(9)));
-    // (Only the bytes read: a zero lane past them is not a delimiter '\0'.)
-    const uint64_t P = _cvtmask64_u64(_mm512_mask_cmpeq_epi8_mask(readable, v, _mm512_set1_epi8('.')));
-    const uint64_t M = _cvtmask64_u64(_mm512_mask_cmpeq_epi8_mask(readable, v, _mm512_set1_epi8('-')));
-    const uint64_t D = _cvtmask64_u64(_mm512_mask_cmpeq_epi8_mask(readable, v, _mm512_set1_epi8((char)delimiter)));
-
-    unsigned starts[4] = {0, 0, 0, 0}, shapes[4] = {0, 0, 0, 0};
-    uint64_t signs[4] = {0, 0, 0, 0};
-    const unsigned e = bounds(G, P, M, D, N, starts, shapes, signs);
-    if (e == 0) return 0;
-
+// The N numbers of a run whose bounds are checked (bounds()), from their starts in p, one per
+// 128-bit lane, converted as number() converts one: the same shuffle masks, multiply-adds and
+// one division each, so the same bits.
+AVX512 void convert512(const unsigned char *p, const int N, const unsigned starts[4], const unsigned shapes[4],
+                       const uint64_t signs[4], double *values) {
     // Lane k: the 16 bytes from number k's start and its shuffle mask (lanes past N: copies of
     // lane 0, converted and dropped). Every number before k is 15 bytes or fewer with its sign,
     // so number k starts at 16 k or before and its 16 bytes lie within the 16 * N.
@@ -356,6 +369,25 @@ AVX512 int run512(const unsigned char *p, const int N, unsigned char delimiter, 
                                        _mm512_srli_epi64(eights, 32));
     const __m256i each = _mm512_castsi512_si256(_mm512_permutexvar_epi64(_mm512_setr_epi64(0, 2, 4, 6, 0, 2, 4, 6), m));
     store_quotients(_mm256_cvtepi64_pd(each), shapes, signs, N, values);
+}
+
+AVX512 int run512(const unsigned char *p, const int N, unsigned char delimiter, double *values) {
+    const unsigned width = 16u * (unsigned)N;
+    const __mmask64 readable = width == 64 ? ~(__mmask64)0 : ((__mmask64)1 << width) - 1;
+    const __m512i v = _mm512_maskz_loadu_epi8(readable, p);                // no byte past 16 * N read
+    const __m512i d = _mm512_sub_epi8(v, _mm512_set1_epi8('0'));
+    const uint64_t G = _cvtmask64_u64(_mm512_mask_cmple_epu8_mask(readable, d, _mm512_set1_epi8(9)));
+    // (Only the bytes read: a zero lane past them is not a delimiter '\0'.)
+    const uint64_t P = _cvtmask64_u64(_mm512_mask_cmpeq_epi8_mask(readable, v, _mm512_set1_epi8('.')));
+    const uint64_t M = _cvtmask64_u64(_mm512_mask_cmpeq_epi8_mask(readable, v, _mm512_set1_epi8('-')));
+    const uint64_t D = _cvtmask64_u64(_mm512_mask_cmpeq_epi8_mask(readable, v, _mm512_set1_epi8((char)delimiter)));
+
+    unsigned starts[4] = {0, 0, 0, 0}, shapes[4] = {0, 0, 0, 0};
+    uint64_t signs[4] = {0, 0, 0, 0};
+    const unsigned e = bounds(G, P, M, D, N, starts, shapes, signs);
+    if (e == 0) return 0;
+
+    convert512(p, N, starts, shapes, signs, values);
     return (int)e;
 }
 
@@ -365,19 +397,215 @@ __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,bmi,popcnt"))) static 
     if (delimiter == '-' || delimiter == '.' || (delimiter >= '0' && delimiter <= '9')) return decimals(p, count, delimiter, values);
     switch (count) {
     case 1: return run512(p, 1, delimiter, values);
-    case 2: return run512(p, 2, delimiter, values);
+    // Two numbers (a trace's lat and lon) in 256-bit registers: on a CPU that splits 512-bit
+    // operations in two (AMD Zen 4), the 512-bit conversion of two numbers was the slower
+    // (docs/logs.md, "Row blocks").
+    case 2: return run256(p, 2, delimiter, values);
     case 3: return run512(p, 3, delimiter, values);
     default: return run512(p, 4, delimiter, values);
     }
 }
+
+// The row blocks (geofence_standard_rows): the masks of the 64 bytes at a row's start, G digits,
+// P points, M '-', D delimiters, N '\n', S bytes a device name read here must not hold (below
+// '!', '"', and any byte of 0x80 or more).
+typedef struct {
+    uint64_t G, P, M, D, N, S;
+} row_masks;
+
+AVX512 row_masks row_masks512(const unsigned char *p, unsigned char delimiter) {
+    const __m512i v = _mm512_loadu_si512((const void *)p);
+    row_masks m;
+    m.G = _cvtmask64_u64(_mm512_cmple_epu8_mask(_mm512_sub_epi8(v, _mm512_set1_epi8('0')), _mm512_set1_epi8(9)));
+    m.P = _cvtmask64_u64(_mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8('.')));
+    m.M = _cvtmask64_u64(_mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8('-')));
+    m.D = _cvtmask64_u64(_mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8((char)delimiter)));
+    m.N = _cvtmask64_u64(_mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8('\n')));
+    // Unsigned: below '!' or from 0x80 on; and '"'.
+    m.S = _cvtmask64_u64(_mm512_cmple_epu8_mask(_mm512_sub_epi8(v, _mm512_set1_epi8('!')), _mm512_set1_epi8(0x5D)));
+    m.S = ~m.S | _cvtmask64_u64(_mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8('"')));
+    return m;
+}
+
+// The '\n' and name-stopping masks of the 32 bytes at q (row_masks256).
+AVX2 void stops256(const unsigned char *q, uint64_t *n, uint64_t *s) {
+    const __m256i v = _mm256_loadu_si256((const __m256i *)q);
+    *n = (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, _mm256_set1_epi8('\n')));
+    // '!' to '~' (0x21 to 0x7E) minus '!' is at most 0x5D; anything else is a stop, as is '"'.
+    const __m256i d = _mm256_sub_epi8(v, _mm256_set1_epi8('!'));
+    const __m256i printable = _mm256_cmpeq_epi8(_mm256_min_epu8(d, _mm256_set1_epi8(0x5D)), d);
+    *s = (uint32_t)~_mm256_movemask_epi8(_mm256_andnot_si256(_mm256_cmpeq_epi8(v, _mm256_set1_epi8('"')), printable));
+}
+
+AVX2 row_masks row_masks256(const unsigned char *p, unsigned char delimiter) {
+    row_masks m;
+    uint64_t g, pt, mi, dl, n, st;
+    masks256(p, delimiter, &m.G, &m.P, &m.M, &m.D);
+    masks256(p + 32, delimiter, &g, &pt, &mi, &dl);
+    m.G |= g << 32;
+    m.P |= pt << 32;
+    m.M |= mi << 32;
+    m.D |= dl << 32;
+    stops256(p, &m.N, &m.S);
+    stops256(p + 32, &n, &st);
+    m.N |= n << 32;
+    m.S |= st << 32;
+    return m;
+}
+
+// The 64×64 → 128-bit product's halves folded (DeviceState's hash step).
+static inline uint64_t fold(const uint64_t a, const uint64_t b) {
+    const unsigned __int128 r = (unsigned __int128)a * b;
+    return (uint64_t)(r >> 64) ^ (uint64_t)r;
+}
+
+// Whether the numbers ending at `end` end the row whose '\n' is at nl.
+static inline int row_end(const unsigned char *p, const unsigned end, const unsigned nl) {
+    return end == nl || (end + 1 == nl && p[end] == '\r');
+}
+
+// A row from the masks of its 64 bytes: the device (1 to 63 bytes, none of S's, ended by the
+// first delimiter), its key as DeviceState makes it (the name's last 1 to 8 bytes as the tail,
+// the hash folded over the whole words before it, then the length and the tail); when the
+// byte 5 after the device's delimiter is '-', a time `YYYY-MM-DDThh:mm:ssZ` ('T', 't' or ' ';
+// 'Z' or 'z') ended by a delimiter, its separators and clock checked as
+// LogTime.parseUTCSeconds checks them (a leap second 60 taken), its date the one given; then
+// the plain numbers as bounds() checks them, the last ending the row at its '\n' (or a '\r'
+// before it); lat within [-90, 90], lon within [-180, 180], accuracy at least 0. Returns the
+// offset of the next row; 0 for a row this path does not read; -1 when only the date differs
+// (row->device_end set). The numbers are converted in 256-bit registers at both levels: on AMD
+// Zen 4, which splits a 512-bit operation in two, the 512-bit conversion of a row's four numbers
+// was the slower (docs/logs.md, "Row blocks").
+#define ROW_PATH(masks)                                                                                                 \
+    const row_masks m = masks(p, delimiter);                                                                           \
+    if (m.N == 0 || m.D == 0) return 0;                                                                                \
+    const unsigned nl = (unsigned)__builtin_ctzll(m.N);                                                                \
+    const unsigned d0 = (unsigned)__builtin_ctzll(m.D);                                                                \
+    if (d0 == 0 || d0 >= nl || (m.S & (((uint64_t)1 << d0) - 1))) return 0;                                          \
+    row->device_end = (int)d0;                                                                                         \
+    unsigned first;                                                                                                    \
+    int count;                                                                                                         \
+    if (p[d0 + 5] == '-') {                                                                                            \
+        const unsigned char *t = p + d0 + 1;                                                                           \
+        if (t[20] != delimiter) return 0;                                                                              \
+        uint64_t head, middle, last, clock;                                                                            \
+        uint16_t tail;                                                                                                 \
+        memcpy(&head, t, 8);                                                                                           \
+        memcpy(&middle, t + 8, 8);                                                                                     \
+        memcpy(&last, t + 12, 8);                                                                                      \
+        memcpy(&tail, t + 8, 2);                                                                                       \
+        memcpy(&clock, t + 11, 8);                                                                                     \
+        if ((head & 0xFF0000FF00000000u) != 0x2D00002D00000000u || (middle & 0x0000FF0000000000u) != 0x00003A0000000000u \
+            || ((last | 0x2000000000000000u) & 0xFF0000FF00000000u) != 0x7A00003A00000000u)                             \
+            return 0;                                                                                                  \
+        const unsigned separator = (unsigned)(middle >> 16) & 0xFF;                                                    \
+        if ((separator | 0x20) != 0x74 && separator != 0x20) return 0;                                                 \
+        /* hh:mm:ss as one word: the colons' lanes set to '0', every lane a digit, each digit times */                 \
+        /* ten plus the next (hours, minutes, seconds in lanes 0, 3 and 6). */                                          \
+        const uint64_t c = (clock & 0xFFFF00FFFF00FFFFu) | 0x0000300000300000u;                                        \
+        if (((c - 0x3030303030303030u) | (c + 0x4646464646464646u)) & 0x8080808080808080u) return 0;                  \
+        const uint64_t dd = c - 0x3030303030303030u, pairs = dd * 10 + (dd >> 8);                                      \
+        const unsigned hour = pairs & 0xFF, minute = (pairs >> 24) & 0xFF, second = (pairs >> 48) & 0xFF;              \
+        if (hour > 23 || minute > 59 || second > 60) return 0;                                                         \
+        if (head != day_head || tail != day_tail) return -1;                                                           \
+        row->clock = (int)(hour * 3600 + minute * 60 + second);                                                        \
+        first = d0 + 22;                                                                                               \
+        count = 2 + accuracy;                                                                                          \
+    } else {                                                                                                           \
+        row->clock = -1;                                                                                               \
+        first = d0 + 1;                                                                                                \
+        count = 3 + accuracy;                                                                                          \
+    }                                                                                                                  \
+    if (first >= nl) return 0;                                                                                         \
+    unsigned starts[4] = {0, 0, 0, 0}, shapes[4] = {0, 0, 0, 0};                                                       \
+    uint64_t signs[4] = {0, 0, 0, 0};                                                                                  \
+    const uint64_t G = m.G >> first, P = m.P >> first, M = m.M >> first, D = m.D >> first;                            \
+    unsigned e;                                                                                                        \
+    switch (count) {                                                                                                   \
+    case 2:                                                                                                            \
+        e = bounds(G & 0xFFFFFFFFu, P & 0xFFFFFFFFu, M & 0xFFFFFFFFu, D & 0xFFFFFFFFu, 2, starts, shapes, signs);      \
+        if (e == 0 || !row_end(p, first + e, nl)) return 0;                                                            \
+        convert256(p + first, 2, starts, shapes, signs, row->numbers);                                                 \
+        break;                                                                                                         \
+    case 3:                                                                                                            \
+        e = bounds(G & 0xFFFFFFFFFFFFu, P & 0xFFFFFFFFFFFFu, M & 0xFFFFFFFFFFFFu, D & 0xFFFFFFFFFFFFu, 3, starts,      \
+                   shapes, signs);                                                                                     \
+        if (e == 0 || !row_end(p, first + e, nl)) return 0;                                                            \
+        convert256(p + first, 3, starts, shapes, signs, row->numbers);                                                 \
+        break;                                                                                                         \
+    default:                                                                                                           \
+        e = bounds(G, P, M, D, 4, starts, shapes, signs);                                                              \
+        if (e == 0 || !row_end(p, first + e, nl)) return 0;                                                            \
+        convert256(p + first, 4, starts, shapes, signs, row->numbers);                                                 \
+    }                                                                                                                  \
+    const double *v = row->numbers + (row->clock < 0);                                                                 \
+    if (!(v[0] >= -90 && v[0] <= 90 && v[1] >= -180 && v[1] <= 180 && (!accuracy || v[2] >= 0))) return 0;            \
+    const unsigned last_word = (d0 - 1) & ~7u, rest = d0 - last_word;                                                  \
+    uint64_t word, h = 0x9E3779B97F4A7C15u ^ (uint64_t)d0;                                                             \
+    for (unsigned i = 0; i < last_word; i += 8) {                                                                      \
+        memcpy(&word, p + i, 8);                                                                                       \
+        h = fold(h ^ word, 0xA0761D6478BD642Fu);                                                                       \
+    }                                                                                                                  \
+    memcpy(&word, p + last_word, 8);                                                                                   \
+    row->tail = word & (~(uint64_t)0 >> (64 - 8 * rest));                                                              \
+    row->hash = fold(h ^ 0xE7037ED1A0B428DBu, row->tail ^ 0x8EBC6AF09C88C6E3u);                                        \
+    row->next = (int)nl + 1;                                                                                           \
+    return (int)nl + 1;
+
+AVX2 int row256(const unsigned char *p, int accuracy, unsigned char delimiter, uint64_t day_head, uint16_t day_tail,
+                geofence_row *row) {
+    ROW_PATH(row_masks256)
+}
+
+AVX512 int row512(const unsigned char *p, int accuracy, unsigned char delimiter, uint64_t day_head, uint16_t day_tail,
+                  geofence_row *row) {
+    ROW_PATH(row_masks512)
+}
+#undef ROW_PATH
+
+// geofence_standard_rows at a level: rows one after the other while they start at or before
+// last_start.
+#define ROWS(row_function)                                                                                             \
+    if (delimiter == '-' || delimiter == '.' || (delimiter >= '0' && delimiter <= '9') || delimiter == '\n'           \
+        || delimiter == '\r' || delimiter == '"')                                                                      \
+        return 0;                                                                                                      \
+    long at = 0;                                                                                                       \
+    int k = 0;                                                                                                         \
+    *new_day = 0;                                                                                                      \
+    while (k < max && at <= last_start) {                                                                              \
+        const int next = row_function(p + at, accuracy, delimiter, day_head, day_tail, rows + k);                      \
+        if (next <= 0) {                                                                                               \
+            *new_day = next < 0;                                                                                       \
+            break;                                                                                                     \
+        }                                                                                                              \
+        at += next;                                                                                                    \
+        k++;                                                                                                           \
+    }                                                                                                                  \
+    return k;
+
+__attribute__((target("avx2,bmi,popcnt"))) static int rows256(const unsigned char *p, long last_start, int accuracy,
+                                                             unsigned char delimiter, uint64_t day_head, uint16_t day_tail,
+                                                             geofence_row *rows, int max, int *new_day) {
+    ROWS(row256)
+}
+
+__attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,bmi,popcnt"))) static int rows512(const unsigned char *p, long last_start,
+                                                                                        int accuracy, unsigned char delimiter,
+                                                                                        uint64_t day_head, uint16_t day_tail,
+                                                                                        geofence_row *rows, int max, int *new_day) {
+    ROWS(row512)
+}
+#undef ROWS
 #endif
 
 // geofence_plain_decimals_run for the level now.
 static void choose_run(void) {
 #if defined(__x86_64__)
     geofence_plain_decimals_run = level == 3 ? decimals512 : level == 2 ? decimals256 : level == 1 ? decimals : no_decimals;
+    geofence_standard_rows_run = level == 3 ? rows512 : level == 2 ? rows256 : no_rows;
 #else
     geofence_plain_decimals_run = no_decimals;
+    geofence_standard_rows_run = no_rows;
 #endif
 }
 

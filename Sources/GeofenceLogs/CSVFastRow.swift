@@ -319,6 +319,7 @@ extension CSVLogParser {
     mutating func readSerial(into batch: inout [Fix], max: Int, roles r: UnsafeBufferPointer<Int8>,
                              bounds b: UnsafeMutablePointer<Int>, _ core: inout ReadCore, _ devices: inout DeviceState) throws(GeofenceError) {
         let room = Swift.max(1, Swift.min(max &- batch.count, 32))      // small copies: vector moves, not `rep movsb`
+        try withUnsafeTemporaryAllocation(of: geofence_row.self, capacity: Self.blockRows) { (blockRows) throws(GeofenceError) in
         try withUnsafeTemporaryAllocation(of: Fix.self, capacity: room) { (staging) throws(GeofenceError) in
           try withUnsafeTemporaryAllocation(of: PendingDevice.self, capacity: room) { (pendingDevices) throws(GeofenceError) in
            try withUnsafeTemporaryAllocation(of: Int.self, capacity: room) { (lineStaging) throws(GeofenceError) in
@@ -363,17 +364,69 @@ extension CSVLogParser {
             let standard = Self.standardLayout(r), hasAccuracy = self.hasAccuracy
             var s = 0, e = 0, terminated = true
             var f = FastFields()
+            // Row blocks (the usual layout at a wide level): rows read by geofence_standard_rows
+            // into `block`, taken from it one by one; after a block that could not start, the
+            // next `skipBlocks` rows are read one at a time before the next try.
+            let blocks = standard && Self.rowBlocksEnabled && geofence_plain_decimals_level(-1) >= 2
+            let block = blockRows.baseAddress!, accuracyFlag: Int32 = hasAccuracy ? 1 : 0
+            var blockCount = 0, blockIndex = 0, skipBlocks = 0
             do throws(GeofenceError) {
                 while flushed &+ staged < max {
                     var p = UnsafePointer(core.base)
                     let line: Int
-                    if standard && (Self.wideFields(p, core.pos, accuracy: hasAccuracy, delimiter: delimiter, &core, &f)
+                    var key: (hash: UInt64, tail: UInt64)? = nil
+                    if blocks && blockIndex == blockCount && skipBlocks == 0 {
+                        let lastStart = core.end &- Self.wideMargin &- core.pos
+                        if lastStart >= 0 {
+                            var newDay: Int32 = 0
+                            let want = Swift.min(Self.blockRows, max &- flushed &- staged)
+                            blockCount = Int(geofence_standard_rows(p + core.pos, lastStart, accuracyFlag, delimiter, core.utcDay.head,
+                                                                    core.utcDay.tail, block, Int32(truncatingIfNeeded: want), &newDay))
+                            blockIndex = 0
+                            core.rowsInBlocks &+= blockCount
+                            if blockCount == 0 {
+                                // A new date: converted (and checked) as LogTime converts it, then
+                                // the block again; any other row is read one at a time.
+                                let t = p + (core.pos &+ Int(block[0].device_end) &+ 1), raw = UnsafeRawPointer(t)
+                                if newDay != 0 && LogTime.utcNewDay(t, head: raw.loadUnaligned(as: UInt64.self),
+                                                                    tail: raw.loadUnaligned(fromByteOffset: 8, as: UInt16.self), &core.utcDay) {
+                                    continue
+                                }
+                                skipBlocks = newDay != 0 ? 1 : Self.blockBackoff
+                            }
+                        }
+                    }
+                    if blockIndex < blockCount {
+                        let b = block[blockIndex]
+                        let numeric = b.clock < 0
+                        // As ReadCore.time.
+                        let t = numeric ? core.seconds(b.numbers.0) : Double(core.utcDay.seconds &+ Int(b.clock))
+                        guard t >= core.timeRange.earliest && t <= core.timeRange.latest else {
+                            // Read again one at a time, which reports it.
+                            blockIndex = 0
+                            blockCount = 0
+                            skipBlocks = 1
+                            continue
+                        }
+                        blockIndex &+= 1
+                        let (lat, lon, accuracy) = numeric ? (b.numbers.1, b.numbers.2, hasAccuracy ? b.numbers.3 : 0)
+                                                           : (b.numbers.0, b.numbers.1, hasAccuracy ? b.numbers.2 : 0)
+                        core.lastOffset = 0
+                        f = FastFields(time: t, lat: lat, lon: lon, accuracy: accuracy, offset: 0, deviceStart: core.pos,
+                                       deviceEnd: core.pos &+ Int(b.device_end), next: core.pos &+ Int(b.next))
+                        key = (b.hash, b.tail)
+                        core.pos = f.next
+                        core.line &+= 1
+                        line = core.line
+                    } else if standard && (Self.wideFields(p, core.pos, accuracy: hasAccuracy, delimiter: delimiter, &core, &f)
                                     || Self.standardFields(p, core.pos, accuracy: hasAccuracy, delimiter: delimiter, &core, &f))
                         || Self.openFields(p, core.pos, roles: r, delimiter: delimiter, &core, &f) {
                         core.pos = f.next                                       // the row and its line end, in one pass
                         core.line &+= 1
                         line = core.line
+                        if skipBlocks > 0 { skipBlocks &-= 1 }
                     } else {
+                        if skipBlocks > 0 { skipBlocks &-= 1 }
                         if waiting { resolve() }                         // before the window may move
                         guard try core.nextLine(&s, &e, &terminated) else { break }
                         if s == e { continue }                                 // blank line
@@ -390,7 +443,7 @@ extension CSVLogParser {
                     let name = p + f.deviceStart, count = f.deviceEnd &- f.deviceStart
                     let device: Int32
                     if deferred, let known = core.knownDevices, count > 0,
-                       let (hash, tail) = DeviceState.asciiKey(name, count, readable: core.end &- f.deviceStart) {
+                       let (hash, tail) = key ?? DeviceState.asciiKey(name, count, readable: core.end &- f.deviceStart) {
                         // A parse worker, a non-empty ASCII name: its device looked up with the
                         // staged rows' (resolve()).
                         geofence_prefetch(known.slot(hash))
@@ -401,7 +454,15 @@ extension CSVLogParser {
                         device = -1
                     } else {
                         if waiting { resolve() }                                // devices in row order
-                        guard let d = try core.device(name, count, readable: core.end &- f.deviceStart, line: line, &devices) else { continue }
+                        let found: Int32?
+                        if let key {
+                            // A block's row: an ASCII name of 1 to 63 bytes, its key made.
+                            found = core.knownDevices?.lookup(name, count, hash: key.hash, tail: key.tail)
+                                ?? devices.intern(name, count, hash: key.hash, tail: key.tail, previousFirst: true)
+                        } else {
+                            found = try core.device(name, count, readable: core.end &- f.deviceStart, line: line, &devices)
+                        }
+                        guard let d = found else { continue }
                         device = d
                         if deferred { pending[staged].count = 0 }
                     }
@@ -434,7 +495,17 @@ extension CSVLogParser {
            }
           }
         }
+        }
     }
+
+    /// Rows read per call of `geofence_standard_rows` (at most).
+    static let blockRows = 32
+    /// Rows read one at a time after a block that could not start (a row the block path does
+    /// not read), before the next try: a log it never suits pays a try per this many rows.
+    static let blockBackoff = 64
+    /// Whether ``readSerial(into:max:roles:bounds:_:_:)`` reads rows in blocks where it can;
+    /// tests turn it off to compare.
+    nonisolated(unsafe) static var rowBlocksEnabled = true
 
     /// A staged row's device name, its hash and tail made, waiting for ``readSerial(into:max:roles:bounds:_:_:)``'s
     /// lookup (count 0: none waiting).

@@ -382,6 +382,8 @@ public final class LogReader {
 
     /// The physical line reached (1-based).
     public var line: Int { core.line }
+    /// Rows this reader's own core read in blocks (a serial read; tests).
+    var rowsInBlocks: Int { core.rowsInBlocks }
 
     /// Bytes held by the reader's own buffers (decoded window and compressed input), the
     /// quantity that must stay bounded whatever the log's size. For a mapped file, the bytes

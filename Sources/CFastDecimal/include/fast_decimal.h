@@ -1,5 +1,7 @@
 #pragma once
 
+#include <stdint.h>
+
 // Every pointer below is non-null (Swift imports them as such).
 #pragma clang assume_nonnull begin
 
@@ -37,6 +39,38 @@ static inline int geofence_plain_decimals_direct(const unsigned char *p, int cou
 // detected once at start as the best the CPU and OS allow. A `wanted` of 0 or more sets it
 // (never above what was detected; for tests); a negative one only reads it. Returns the path now.
 int geofence_plain_decimals_level(int wanted);
+
+// Rows of the usual layout `device,time,lat,lon[,accuracy]` read one after the other at the wide
+// levels (2 and 3; none at the others), each from the masks of its first 64 bytes
+// (docs/logs.md, "Row blocks"): rows starting at p, at offsets up to last_start, each with 192
+// bytes readable from its start, at most `max` of them. A row is read when it fits in its 64
+// bytes with its '\n', its device is 1 to 63 bytes of '!' to '~' but '"' (no blank, control
+// byte, quote or non-ASCII byte), its time is `YYYY-MM-DDThh:mm:ssZ` ('T', 't' or ' '; 'Z' or
+// 'z'; a valid clock, a leap second 60 taken) whose date's first 10 bytes are day_head and
+// day_tail as loaded, or a plain number, its numbers are plain decimals as
+// geofence_plain_decimals reads them, the last ending the row (at its '\n' or a '\r' before
+// it), the latitude within [-90, 90], the longitude within [-180, 180] and the accuracy (when
+// `accuracy` is 1) at least 0. Fills rows[k] for each row read and returns their count,
+// stopping at the first row it does not read; *new_day is 1 when that row's only difference
+// is its date (rows[count].device_end set). The values are those of the reader's own path.
+typedef struct {
+    double numbers[4];   // the plain numbers in order: the time first when it is one, lat, lon, accuracy
+    uint64_t hash;       // the device name's key, as the reader's device table makes it
+    uint64_t tail;
+    int device_end;      // the device's length (its delimiter's offset from the row's start)
+    int clock;           // an ISO time's seconds since midnight; -1: the time is numbers[0]
+    int next;            // the next row's offset from this row's start
+    int unused;
+} geofence_row;
+typedef int (*geofence_rows_function)(const unsigned char *p, long last_start, int accuracy, unsigned char delimiter,
+                                      uint64_t day_head, uint16_t day_tail, geofence_row *rows, int max, int *new_day);
+extern geofence_rows_function _Nonnull geofence_standard_rows_run;
+
+// A call of geofence_standard_rows_run (inlined into the caller).
+static inline int geofence_standard_rows(const unsigned char *p, long last_start, int accuracy, unsigned char delimiter,
+                                         uint64_t day_head, uint16_t day_tail, geofence_row *rows, int max, int *new_day) {
+    return geofence_standard_rows_run(p, last_start, accuracy, delimiter, day_head, day_tail, rows, max, new_day);
+}
 
 // The offset of the first '\n' in the 64 bytes at p (all readable), or 64 when there is none.
 // The CSV reader finds a row's end with it apart from reading the row's fields, so that the

@@ -1,3 +1,4 @@
+import CFastDecimal
 import Foundation
 import XCTest
 import GeofenceTestSupport
@@ -13,6 +14,7 @@ final class CSVFastRowTests: XCTestCase {
     override func setUp() { dir = makeTemporaryDirectory() }
     override func tearDown() {
         CSVLogParser.fastRows = true
+        CSVLogParser.rowBlocksEnabled = true
         try? FileManager.default.removeItem(atPath: dir)
     }
 
@@ -541,6 +543,129 @@ final class CSVFastRowTests: XCTestCase {
                 assertFastRowsSame(path, base, as: general, windows: [7, 300, 1 << 20], chunks: [700, 1 << 20], "seed \(seed), lenient \(lenient)")
             }
         }
+    }
+
+
+    // MARK: Row blocks
+
+    /// A log of the usual layout whose rows the block path reads or must leave to the row at a
+    /// time path, mixed: devices of 1 to 70 bytes, some with a blank, a tab, a quote, `#`, `~`,
+    /// DEL or a non-ASCII byte; ISO times whose date changes every few rows (a 30 February, a
+    /// leap second, `t`, a blank or `z` too; a year far out of the plausible range) or epoch
+    /// seconds, whole or with a fraction; numbers of up to 16 digits, `-0`, `.5`, `5.`, `+5`,
+    /// out of range; an accuracy or not, negative now and then; `\n` or `\r\n`; rows longer than
+    /// 64 bytes.
+    func standardLog(seed: UInt64, rows: Int) -> [UInt8] {
+        var g = SeededGenerator(seed: seed)
+        let accuracy = seed % 2 == 0
+        let nl = seed % 3 == 0 ? "\r\n" : "\n"
+        var out = Array(((accuracy ? "device,time,lat,lon,accuracy" : "device,time,lat,lon") + nl).utf8)
+        let odd: [[UInt8]] = [Array("x y".utf8), [0x61, 0x09, 0x62], Array("a#b".utf8), Array("~!~".utf8), [0x61, 0x7F],
+                              Array("dé".utf8), Array("q\"q".utf8), Array("#".utf8)]
+        var t = 1_750_000_000.0
+        let iso = seed % 4 < 2
+        for _ in 0..<rows {
+            t += Double(g.next() % 5000)
+            var device: [UInt8]
+            if g.next() % 40 == 0 {
+                device = odd[Int(g.next() % UInt64(odd.count))]
+            } else {
+                let n = Int(1 + (g.next() % 8 == 0 ? g.next() % 70 : g.next() % 12))
+                device = (0..<n).map { _ in UInt8(0x21 + g.next() % 94) }.map { $0 == 0x22 || $0 == 0x2C ? 0x5F : $0 }
+                if g.next() % 3 == 0 { device = Array("d\(g.next() % 20)".utf8) }
+            }
+            var time: String
+            if iso || g.next() % 10 == 0 {
+                time = LogTime.format(t)
+                switch g.next() % 40 {
+                case 0: time = "2026-02-30T10:00:00Z"
+                case 1: time = String(time.prefix(17)) + "60Z"
+                case 2: time = time.replacingOccurrences(of: "T", with: g.next() % 2 == 0 ? "t" : " ")
+                case 3: time = time.replacingOccurrences(of: "Z", with: "z")
+                case 4: time = "1850-01-01T00:00:00Z"
+                case 5: time = String(time.prefix(11)) + "24:00:00Z"
+                default: break
+                }
+            } else {
+                time = g.next() % 8 == 0 ? String(format: "%.3f", t + 0.25) : String(Int(t))
+                if g.next() % 60 == 0 { time = "-5" }
+            }
+            func number(_ range: Double) -> String {
+                switch g.next() % 120 {
+                case 0: return "-0"
+                case 1: return ".5"
+                case 2: return "5."
+                case 3: return "+5"
+                case 4: return String(format: "%.12f", Double(g.next() % 1_000_000) / 1e6 * range)       // 15 or 16 digits
+                case 5: return String(format: "%.6f", range + 0.5)
+                default: return String(format: "%.\(g.next() % 9)f", (Double(g.next() % 2_000_000) / 1e6 - 1) * range)
+                }
+            }
+            var fields = [String(decoding: device, as: UTF8.self), time, number(90), number(180)]
+            if accuracy { fields.append(g.next() % 20 == 0 ? "-1.5" : String(format: "%.1f", Double(g.next() % 500) / 10)) }
+            let line = Array(fields.joined(separator: ",").utf8)
+            out += line + Array(nl.utf8)
+        }
+        return out
+    }
+
+    /// Rows read in blocks (`geofence_standard_rows`) against the same rows read one at a time,
+    /// at each wide level the CPU has (AVX2, AVX-512): the same fixes bit for bit, devices,
+    /// skips, messages and errors, lenient and strict, serially (windows that cut rows, and the
+    /// file mapped) and in parallel; and blocks did read most rows.
+    func testRowBlocksSameAsRowAtATime() throws {
+        let best = Int(geofence_plain_decimals_level(-1))
+        guard best >= 2 else { throw XCTSkip("no wide decimal path on this CPU") }
+        defer { geofence_plain_decimals_level(Int32(best)) }
+        for seed in 1...8 as ClosedRange<UInt64> {
+            let path = write(standardLog(seed: seed, rows: 1500), "standard\(seed).csv")
+            for level in 2...best {
+                XCTAssertEqual(Int(geofence_plain_decimals_level(Int32(level))), level)
+                for lenient in [true, false] {
+                    let base = LogReaderOptions(skipInvalid: lenient)
+                    CSVLogParser.rowBlocksEnabled = false
+                    let rowAtATime = outcome(path, base, fast: true)
+                    CSVLogParser.rowBlocksEnabled = true
+                    if lenient { XCTAssertGreaterThan(rowAtATime.fixes.count, 700, "seed \(seed)") }
+                    let what = "seed \(seed), level \(level), lenient \(lenient)"
+                    assertSame(outcome(path, base, fast: true), rowAtATime, what + ", mapped")
+                    assertFastRowsSame(path, base, as: rowAtATime, windows: [7, 300, 1 << 20], chunks: [700, 1 << 20], what)
+                }
+                // Blocks did read rows (a serial read of the mapped file; each row they leave
+                // sends the next 64 to the row at a time path).
+                let reader = try LogReader(path: path, options: LogReaderOptions(skipInvalid: true))
+                var b: [Fix] = []
+                var fixes = 0
+                while try reader.next(into: &b, max: 500) { fixes += b.count }
+                XCTAssertGreaterThan(reader.rowsInBlocks, 40, "seed \(seed), level \(level)")
+                XCTAssertLessThanOrEqual(reader.rowsInBlocks, fixes)
+            }
+        }
+    }
+
+    /// A block stops at a row whose date is new (converted, then read on in blocks), at a row
+    /// it leaves to the row at a time path, and at a time out of range (reported as that path
+    /// reports it, at its line); strict, the error is the row at a time path's.
+    func testRowBlocksStopWhereTheyMust() throws {
+        guard geofence_plain_decimals_level(-1) >= 2 else { throw XCTSkip("no wide decimal path on this CPU") }
+        var text = "device,time,lat,lon\n"
+        for day in 1...9 { for h in 0..<20 { text += "a\(h % 3),2026-03-0\(day)T\(String(format: "%02d", h)):00:00Z,12.5,-7.25\n" } }
+        text += "a0,2026-03-10T00:00:00Z,12.5,-7.25\n"
+        text += "a1,1850-03-10T00:00:00Z,12.5,-7.25\n"                  // out of the plausible range
+        text += "a1,2026-03-10T00:00:01Z,12.5,-7.25\n"
+        let path = write(Array(text.utf8), "days.csv")
+        for lenient in [true, false] {
+            CSVLogParser.rowBlocksEnabled = false
+            let rowAtATime = outcome(path, LogReaderOptions(skipInvalid: lenient), fast: true)
+            CSVLogParser.rowBlocksEnabled = true
+            let blocks = outcome(path, LogReaderOptions(skipInvalid: lenient), fast: true)
+            assertSame(blocks, rowAtATime, "lenient \(lenient)")
+            if lenient { XCTAssertEqual(blocks.fixes.count, 182) } else { XCTAssertNotNil(blocks.error) }
+        }
+        let reader = try LogReader(path: path, options: LogReaderOptions(skipInvalid: true))
+        var b: [Fix] = []
+        while try reader.next(into: &b, max: 1000) {}
+        XCTAssertGreaterThanOrEqual(reader.rowsInBlocks, 175)
     }
 
     /// Rows whose run of numbers (a decimal time, lat, lon, accuracy: four numbers of up to 15
