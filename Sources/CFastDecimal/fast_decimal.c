@@ -35,8 +35,9 @@ static void choose_run(void);
 // The widest path the CPU takes, set once before main: 0 none (the caller's fallback), 1 SSSE3
 // (one number at a time), 2 AVX2 with the OS saving its registers (the numbers of a row at once,
 // two per 256-bit register; with BMI1 and POPCNT), 3 AVX-512 BW/DQ/VL on top of level 2, with
-// the OS saving its registers (the numbers of a row at once, in one 512-bit register); 0 on
-// other processors.
+// the OS saving its registers (the numbers of a row at once: their masks in one 512-bit compare
+// each, one, three or four converted in one 512-bit register, two in a 256-bit one; the row blocks'
+// numbers in 256-bit registers); 0 on other processors.
 // geofence_plain_decimals_level lowers it for the tests.
 static int level = 0;
 static int best_level = 0;
@@ -464,16 +465,17 @@ static inline int row_end(const unsigned char *p, const unsigned end, const unsi
     return end == nl || (end + 1 == nl && p[end] == '\r');
 }
 
-// A row from the masks of its 64 bytes: the device (1 to 63 bytes, none of S's, ended by the
-// first delimiter), its key as DeviceState makes it (the name's last 1 to 8 bytes as the tail,
+// A row from the masks of its 64 bytes (the whole row with its '\n' within them): the device
+// (1 byte or more, none of S's, ended by the first delimiter), its key as DeviceState makes it (the name's last 1 to 8 bytes as the tail,
 // the hash folded over the whole words before it, then the length and the tail); when the
 // byte 5 after the device's delimiter is '-', a time `YYYY-MM-DDThh:mm:ssZ` ('T', 't' or ' ';
 // 'Z' or 'z') ended by a delimiter, its separators and clock checked as
 // LogTime.parseUTCSeconds checks them (a leap second 60 taken), its date the one given; then
 // the plain numbers as bounds() checks them, the last ending the row at its '\n' (or a '\r'
 // before it); lat within [-90, 90], lon within [-180, 180], accuracy at least 0. Returns the
-// offset of the next row; 0 for a row this path does not read; -1 when only the date differs
-// (row->device_end set). The numbers are converted in 256-bit registers at both levels: on AMD
+// offset of the next row; 0 for a row this path does not read; -1 when the time's date differs
+// from the one given, its separators and clock checked but the rest of the row not yet
+// (row->device_end set: the caller converts the date, then reads the row again). The numbers are converted in 256-bit registers at both levels: on AMD
 // Zen 4, which splits a 512-bit operation in two, the 512-bit conversion of a row's four numbers
 // was the slower (docs/logs.md, "Row blocks").
 #define ROW_PATH(masks)                                                                                                 \

@@ -387,10 +387,12 @@ extension CSVLogParser {
                             if blockCount == 0 {
                                 // A new date: converted (and checked) as LogTime converts it, then
                                 // the block again; any other row is read one at a time.
-                                let t = p + (core.pos &+ Int(block[0].device_end) &+ 1), raw = UnsafeRawPointer(t)
-                                if newDay != 0 && LogTime.utcNewDay(t, head: raw.loadUnaligned(as: UInt64.self),
-                                                                    tail: raw.loadUnaligned(fromByteOffset: 8, as: UInt16.self), &core.utcDay) {
-                                    continue
+                                if newDay != 0 {
+                                    let t = p + (core.pos &+ Int(block[0].device_end) &+ 1), raw = UnsafeRawPointer(t)
+                                    if LogTime.utcNewDay(t, head: raw.loadUnaligned(as: UInt64.self),
+                                                         tail: raw.loadUnaligned(fromByteOffset: 8, as: UInt16.self), &core.utcDay) {
+                                        continue
+                                    }
                                 }
                                 skipBlocks = newDay != 0 ? 1 : Self.blockBackoff
                             }
@@ -402,7 +404,9 @@ extension CSVLogParser {
                         // As ReadCore.time.
                         let t = numeric ? core.seconds(b.numbers.0) : Double(core.utcDay.seconds &+ Int(b.clock))
                         guard t >= core.timeRange.earliest && t <= core.timeRange.latest else {
-                            // Read again one at a time, which reports it.
+                            // Read again one at a time, which reports it; the block's rows from
+                            // this one on are dropped (and read again after it).
+                            core.rowsInBlocks &-= blockCount &- blockIndex
                             blockIndex = 0
                             blockCount = 0
                             skipBlocks = 1
@@ -500,8 +504,9 @@ extension CSVLogParser {
 
     /// Rows read per call of `geofence_standard_rows` (at most).
     static let blockRows = 32
-    /// Rows read one at a time after a block that could not start (a row the block path does
-    /// not read), before the next try: a log it never suits pays a try per this many rows.
+    /// Lines read one at a time after a block that could not start (the row the block path
+    /// did not read among them, blank lines too), before the next try: a log it never suits
+    /// pays a try per this many lines.
     static let blockBackoff = 64
     /// Whether ``readSerial(into:max:roles:bounds:_:_:)`` reads rows in blocks where it can;
     /// tests turn it off to compare.

@@ -38,7 +38,7 @@ struct ReadCore {
     var lastOffset: Int16 = 0
     /// The date of the last `YYYY-MM-DDThh:mm:ssZ` time read by the fast row path.
     var utcDay = LogTime.UTCDay()
-    /// Rows read in blocks by `geofence_standard_rows` (``CSVLogParser/readSerial(into:max:roles:bounds:_:_:)``; tests).
+    /// Rows taken from blocks read by `geofence_standard_rows` (``CSVLogParser/readSerial(into:max:roles:bounds:_:_:)``; tests).
     var rowsInBlocks = 0
     /// GPX waypoints without `<time>`: points of interest, not fixes; counted, not errors.
     var untimedWaypoints = 0

@@ -44,15 +44,17 @@ int geofence_plain_decimals_level(int wanted);
 // levels (2 and 3; none at the others), each from the masks of its first 64 bytes
 // (docs/logs.md, "Row blocks"): rows starting at p, at offsets up to last_start, each with 192
 // bytes readable from its start, at most `max` of them. A row is read when it fits in its 64
-// bytes with its '\n', its device is 1 to 63 bytes of '!' to '~' but '"' (no blank, control
+// bytes with its '\n', its device is 1 byte or more of '!' to '~' but '"' (no blank, control
 // byte, quote or non-ASCII byte), its time is `YYYY-MM-DDThh:mm:ssZ` ('T', 't' or ' '; 'Z' or
 // 'z'; a valid clock, a leap second 60 taken) whose date's first 10 bytes are day_head and
 // day_tail as loaded, or a plain number, its numbers are plain decimals as
 // geofence_plain_decimals reads them, the last ending the row (at its '\n' or a '\r' before
 // it), the latitude within [-90, 90], the longitude within [-180, 180] and the accuracy (when
 // `accuracy` is 1) at least 0. Fills rows[k] for each row read and returns their count,
-// stopping at the first row it does not read; *new_day is 1 when that row's only difference
-// is its date (rows[count].device_end set). The values are those of the reader's own path.
+// stopping at the first row it does not read; *new_day is 1 when that row stopped it at its
+// date, an ISO time whose date is not the one given (its separators and clock checked, the rest
+// of the row not yet; rows[count].device_end set): the caller converts the date and calls
+// again. The values are those of the reader's own path.
 typedef struct {
     double numbers[4];   // the plain numbers in order: the time first when it is one, lat, lon, accuracy
     uint64_t hash;       // the device name's key, as the reader's device table makes it
