@@ -408,8 +408,8 @@ __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,bmi,popcnt"))) static 
 }
 
 // The row blocks (geofence_standard_rows): the masks of the 64 bytes at a row's start, G digits,
-// P points, M '-', D delimiters, N '\n', S bytes a device name read here must not hold (below
-// '!', '"', and any byte of 0x80 or more).
+// P points, M '-', D delimiters, N '\n', S bytes a device name read here must not hold (any
+// byte outside '!' to '~', and '"').
 typedef struct {
     uint64_t G, P, M, D, N, S;
 } row_masks;
@@ -466,18 +466,19 @@ static inline int row_end(const unsigned char *p, const unsigned end, const unsi
 }
 
 // A row from the masks of its 64 bytes (the whole row with its '\n' within them): the device
-// (1 byte or more, none of S's, ended by the first delimiter), its key as DeviceState makes it (the name's last 1 to 8 bytes as the tail,
-// the hash folded over the whole words before it, then the length and the tail); when the
-// byte 5 after the device's delimiter is '-', a time `YYYY-MM-DDThh:mm:ssZ` ('T', 't' or ' ';
-// 'Z' or 'z') ended by a delimiter, its separators and clock checked as
-// LogTime.parseUTCSeconds checks them (a leap second 60 taken), its date the one given; then
-// the plain numbers as bounds() checks them, the last ending the row at its '\n' (or a '\r'
-// before it); lat within [-90, 90], lon within [-180, 180], accuracy at least 0. Returns the
-// offset of the next row; 0 for a row this path does not read; -1 when the time's date differs
-// from the one given, its separators and clock checked but the rest of the row not yet
-// (row->device_end set: the caller converts the date, then reads the row again). The numbers are converted in 256-bit registers at both levels: on AMD
-// Zen 4, which splits a 512-bit operation in two, the 512-bit conversion of a row's four numbers
-// was the slower (docs/logs.md, "Row blocks").
+// (1 byte or more, none of S's, ended by the first delimiter) and its key as DeviceState makes
+// it (the name's last 1 to 8 bytes as the tail, the hash folded over the whole words before it,
+// then the length and the tail); when the byte 5 after the device's delimiter is '-', a time
+// `YYYY-MM-DDThh:mm:ssZ` ('T', 't' or ' '; 'Z' or 'z') ended by a delimiter, its separators
+// and clock checked as LogTime.parseUTCSeconds checks them (a leap second 60 taken), its date
+// the one given; then the plain numbers as bounds() checks them, the last ending the row at its
+// '\n' (or a '\r' before it); lat within [-90, 90], lon within [-180, 180], accuracy at least
+// 0. Returns the offset of the next row; 0 for a row this path does not read; -1 when the
+// time's date differs from the one given, its separators and clock checked but the rest of the
+// row not yet (row->device_end set: the caller converts the date, then reads the row again).
+// The numbers are converted in 256-bit registers at both levels: on AMD Zen 4, which splits a
+// 512-bit operation in two, the 512-bit conversion of a row's four numbers was the slower
+// (docs/logs.md, "Row blocks").
 #define ROW_PATH(masks)                                                                                                 \
     const row_masks m = masks(p, delimiter);                                                                           \
     if (m.N == 0 || m.D == 0) return 0;                                                                                \

@@ -366,7 +366,7 @@ extension CSVLogParser {
             var f = FastFields()
             // Row blocks (the usual layout at a wide level): rows read by geofence_standard_rows
             // into `block`, taken from it one by one; after a block that could not start, the
-            // next `skipBlocks` rows are read one at a time before the next try.
+            // next `skipBlocks` lines are read one at a time before the next try.
             let blocks = standard && Self.rowBlocksEnabled && geofence_plain_decimals_level(-1) >= 2
             let block = blockRows.baseAddress!, accuracyFlag: Int32 = hasAccuracy ? 1 : 0
             var blockCount = 0, blockIndex = 0, skipBlocks = 0
@@ -460,7 +460,7 @@ extension CSVLogParser {
                         if waiting { resolve() }                                // devices in row order
                         let found: Int32?
                         if let key {
-                            // A block's row: an ASCII name of 1 to 63 bytes, its key made.
+                            // A block's row: a name of printable ASCII bytes, its key made.
                             found = core.knownDevices?.lookup(name, count, hash: key.hash, tail: key.tail)
                                 ?? devices.intern(name, count, hash: key.hash, tail: key.tail, previousFirst: true)
                         } else {
