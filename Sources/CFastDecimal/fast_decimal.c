@@ -17,14 +17,7 @@ geofence_decimals_function geofence_plain_decimals_run = no_decimals;
 // Levels 0 and 1: every row left to the caller.
 static int no_rows(const unsigned char *p, long last_start, int accuracy, unsigned char delimiter, uint64_t day_head,
                    uint16_t day_tail, geofence_row *rows, int max, int *new_day) {
-    (void)p;
-    (void)last_start;
-    (void)accuracy;
-    (void)delimiter;
-    (void)day_head;
-    (void)day_tail;
-    (void)rows;
-    (void)max;
+    (void)p, (void)last_start, (void)accuracy, (void)delimiter, (void)day_head, (void)day_tail, (void)rows, (void)max;
     *new_day = 0;
     return 0;
 }
@@ -465,6 +458,21 @@ static inline int row_end(const unsigned char *p, const unsigned end, const unsi
     return end == nl || (end + 1 == nl && p[end] == '\r');
 }
 
+// The numbers of a row from `first` on, N of them, checked by bounds() from the row's masks and
+// ending the row, converted into values: the offset from `first` past the last, or 0.
+AVX2 unsigned row_numbers(const row_masks m, const unsigned char *p, const unsigned first, const int N, const unsigned nl,
+                          double *values) {
+    // The masks from the first number on, cut to its 16 * N bytes as bounds() needs them.
+    const uint64_t width = N == 4 ? ~(uint64_t)0 : ((uint64_t)1 << (16 * N)) - 1;
+    unsigned starts[4] = {0, 0, 0, 0}, shapes[4] = {0, 0, 0, 0};
+    uint64_t signs[4] = {0, 0, 0, 0};
+    const unsigned e = bounds((m.G >> first) & width, (m.P >> first) & width, (m.M >> first) & width, (m.D >> first) & width,
+                              N, starts, shapes, signs);
+    if (e == 0 || !row_end(p, first + e, nl)) return 0;
+    convert256(p + first, N, starts, shapes, signs, values);
+    return e;
+}
+
 // A row from the masks of its 64 bytes (the whole row with its '\n' within them): the device
 // (1 byte or more, none of S's, ended by the first delimiter) and its key as DeviceState makes
 // it (the name's last 1 to 8 bytes as the tail, the hash folded over the whole words before it,
@@ -479,96 +487,70 @@ static inline int row_end(const unsigned char *p, const unsigned end, const unsi
 // The numbers are converted in 256-bit registers at both levels: on AMD Zen 4, which splits a
 // 512-bit operation in two, the 512-bit conversion of a row's four numbers was the slower
 // (docs/logs.md, "Row blocks").
-#define ROW_PATH(masks)                                                                                                 \
-    const row_masks m = masks(p, delimiter);                                                                           \
-    if (m.N == 0 || m.D == 0) return 0;                                                                                \
-    const unsigned nl = (unsigned)__builtin_ctzll(m.N);                                                                \
-    const unsigned d0 = (unsigned)__builtin_ctzll(m.D);                                                                \
-    if (d0 == 0 || d0 >= nl || (m.S & (((uint64_t)1 << d0) - 1))) return 0;                                          \
-    row->device_end = (int)d0;                                                                                         \
-    unsigned first;                                                                                                    \
-    int count;                                                                                                         \
-    if (p[d0 + 5] == '-') {                                                                                            \
-        const unsigned char *t = p + d0 + 1;                                                                           \
-        if (t[20] != delimiter) return 0;                                                                              \
-        uint64_t head, middle, last, clock;                                                                            \
-        uint16_t tail;                                                                                                 \
-        memcpy(&head, t, 8);                                                                                           \
-        memcpy(&middle, t + 8, 8);                                                                                     \
-        memcpy(&last, t + 12, 8);                                                                                      \
-        memcpy(&tail, t + 8, 2);                                                                                       \
-        memcpy(&clock, t + 11, 8);                                                                                     \
-        if ((head & 0xFF0000FF00000000u) != 0x2D00002D00000000u || (middle & 0x0000FF0000000000u) != 0x00003A0000000000u \
-            || ((last | 0x2000000000000000u) & 0xFF0000FF00000000u) != 0x7A00003A00000000u)                             \
-            return 0;                                                                                                  \
-        const unsigned separator = (unsigned)(middle >> 16) & 0xFF;                                                    \
-        if ((separator | 0x20) != 0x74 && separator != 0x20) return 0;                                                 \
-        /* hh:mm:ss as one word: the colons' lanes set to '0', every lane a digit, each digit times */                 \
-        /* ten plus the next (hours, minutes, seconds in lanes 0, 3 and 6). */                                          \
-        const uint64_t c = (clock & 0xFFFF00FFFF00FFFFu) | 0x0000300000300000u;                                        \
-        if (((c - 0x3030303030303030u) | (c + 0x4646464646464646u)) & 0x8080808080808080u) return 0;                  \
-        const uint64_t dd = c - 0x3030303030303030u, pairs = dd * 10 + (dd >> 8);                                      \
-        const unsigned hour = pairs & 0xFF, minute = (pairs >> 24) & 0xFF, second = (pairs >> 48) & 0xFF;              \
-        if (hour > 23 || minute > 59 || second > 60) return 0;                                                         \
-        if (head != day_head || tail != day_tail) return -1;                                                           \
-        row->clock = (int)(hour * 3600 + minute * 60 + second);                                                        \
-        first = d0 + 22;                                                                                               \
-        count = 2 + accuracy;                                                                                          \
-    } else {                                                                                                           \
-        row->clock = -1;                                                                                               \
-        first = d0 + 1;                                                                                                \
-        count = 3 + accuracy;                                                                                          \
-    }                                                                                                                  \
-    if (first >= nl) return 0;                                                                                         \
-    unsigned starts[4] = {0, 0, 0, 0}, shapes[4] = {0, 0, 0, 0};                                                       \
-    uint64_t signs[4] = {0, 0, 0, 0};                                                                                  \
-    const uint64_t G = m.G >> first, P = m.P >> first, M = m.M >> first, D = m.D >> first;                            \
-    unsigned e;                                                                                                        \
-    switch (count) {                                                                                                   \
-    case 2:                                                                                                            \
-        e = bounds(G & 0xFFFFFFFFu, P & 0xFFFFFFFFu, M & 0xFFFFFFFFu, D & 0xFFFFFFFFu, 2, starts, shapes, signs);      \
-        if (e == 0 || !row_end(p, first + e, nl)) return 0;                                                            \
-        convert256(p + first, 2, starts, shapes, signs, row->numbers);                                                 \
-        break;                                                                                                         \
-    case 3:                                                                                                            \
-        e = bounds(G & 0xFFFFFFFFFFFFu, P & 0xFFFFFFFFFFFFu, M & 0xFFFFFFFFFFFFu, D & 0xFFFFFFFFFFFFu, 3, starts,      \
-                   shapes, signs);                                                                                     \
-        if (e == 0 || !row_end(p, first + e, nl)) return 0;                                                            \
-        convert256(p + first, 3, starts, shapes, signs, row->numbers);                                                 \
-        break;                                                                                                         \
-    default:                                                                                                           \
-        e = bounds(G, P, M, D, 4, starts, shapes, signs);                                                              \
-        if (e == 0 || !row_end(p, first + e, nl)) return 0;                                                            \
-        convert256(p + first, 4, starts, shapes, signs, row->numbers);                                                 \
-    }                                                                                                                  \
-    const double *v = row->numbers + (row->clock < 0);                                                                 \
-    if (!(v[0] >= -90 && v[0] <= 90 && v[1] >= -180 && v[1] <= 180 && (!accuracy || v[2] >= 0))) return 0;            \
-    const unsigned last_word = (d0 - 1) & ~7u, rest = d0 - last_word;                                                  \
-    uint64_t word, h = 0x9E3779B97F4A7C15u ^ (uint64_t)d0;                                                             \
-    for (unsigned i = 0; i < last_word; i += 8) {                                                                      \
-        memcpy(&word, p + i, 8);                                                                                       \
-        h = fold(h ^ word, 0xA0761D6478BD642Fu);                                                                       \
-    }                                                                                                                  \
-    memcpy(&word, p + last_word, 8);                                                                                   \
-    row->tail = word & (~(uint64_t)0 >> (64 - 8 * rest));                                                              \
-    row->hash = fold(h ^ 0xE7037ED1A0B428DBu, row->tail ^ 0x8EBC6AF09C88C6E3u);                                        \
-    row->next = (int)nl + 1;                                                                                           \
+AVX2 int row_read(const row_masks m, const unsigned char *p, int accuracy, unsigned char delimiter, uint64_t day_head,
+                  uint16_t day_tail, geofence_row *row) {
+    if (m.N == 0 || m.D == 0) return 0;
+    const unsigned nl = (unsigned)__builtin_ctzll(m.N);
+    const unsigned d0 = (unsigned)__builtin_ctzll(m.D);
+    if (d0 == 0 || d0 >= nl || (m.S & (((uint64_t)1 << d0) - 1))) return 0;
+    row->device_end = (int)d0;
+    unsigned first;
+    int count;
+    if (p[d0 + 5] == '-') {
+        const unsigned char *t = p + d0 + 1;
+        if (t[20] != delimiter) return 0;
+        uint64_t head, middle, last, clock;
+        uint16_t tail;
+        memcpy(&head, t, 8);
+        memcpy(&middle, t + 8, 8);
+        memcpy(&last, t + 12, 8);
+        memcpy(&tail, t + 8, 2);
+        memcpy(&clock, t + 11, 8);
+        if ((head & 0xFF0000FF00000000u) != 0x2D00002D00000000u || (middle & 0x0000FF0000000000u) != 0x00003A0000000000u
+            || ((last | 0x2000000000000000u) & 0xFF0000FF00000000u) != 0x7A00003A00000000u)
+            return 0;
+        const unsigned separator = (unsigned)(middle >> 16) & 0xFF;
+        if ((separator | 0x20) != 0x74 && separator != 0x20) return 0;
+        // hh:mm:ss as one word: the colons' lanes set to '0', every lane a digit, each digit times
+        // ten plus the next (hours, minutes, seconds in lanes 0, 3 and 6).
+        const uint64_t c = (clock & 0xFFFF00FFFF00FFFFu) | 0x0000300000300000u;
+        if (((c - 0x3030303030303030u) | (c + 0x4646464646464646u)) & 0x8080808080808080u) return 0;
+        const uint64_t dd = c - 0x3030303030303030u, pairs = dd * 10 + (dd >> 8);
+        const unsigned hour = pairs & 0xFF, minute = (pairs >> 24) & 0xFF, second = (pairs >> 48) & 0xFF;
+        if (hour > 23 || minute > 59 || second > 60) return 0;
+        if (head != day_head || tail != day_tail) return -1;
+        row->clock = (int)(hour * 3600 + minute * 60 + second);
+        first = d0 + 22;
+        count = 2 + accuracy;
+    } else {
+        row->clock = -1;
+        first = d0 + 1;
+        count = 3 + accuracy;
+    }
+    if (first >= nl) return 0;
+    // N constant in each call, for bounds()'s unrolled loops.
+    const unsigned e = count == 2 ? row_numbers(m, p, first, 2, nl, row->numbers)
+                     : count == 3 ? row_numbers(m, p, first, 3, nl, row->numbers)
+                                  : row_numbers(m, p, first, 4, nl, row->numbers);
+    if (e == 0) return 0;
+    const double *v = row->numbers + (row->clock < 0);
+    if (!(v[0] >= -90 && v[0] <= 90 && v[1] >= -180 && v[1] <= 180 && (!accuracy || v[2] >= 0))) return 0;
+    const unsigned last_word = (d0 - 1) & ~7u, rest = d0 - last_word;
+    uint64_t word, h = 0x9E3779B97F4A7C15u ^ (uint64_t)d0;
+    for (unsigned i = 0; i < last_word; i += 8) {
+        memcpy(&word, p + i, 8);
+        h = fold(h ^ word, 0xA0761D6478BD642Fu);
+    }
+    memcpy(&word, p + last_word, 8);
+    row->tail = word & (~(uint64_t)0 >> (64 - 8 * rest));
+    row->hash = fold(h ^ 0xE7037ED1A0B428DBu, row->tail ^ 0x8EBC6AF09C88C6E3u);
+    row->next = (int)nl + 1;
     return (int)nl + 1;
-
-AVX2 int row256(const unsigned char *p, int accuracy, unsigned char delimiter, uint64_t day_head, uint16_t day_tail,
-                geofence_row *row) {
-    ROW_PATH(row_masks256)
 }
 
-AVX512 int row512(const unsigned char *p, int accuracy, unsigned char delimiter, uint64_t day_head, uint16_t day_tail,
-                  geofence_row *row) {
-    ROW_PATH(row_masks512)
-}
-#undef ROW_PATH
-
-// geofence_standard_rows at a level: rows one after the other while they start at or before
-// last_start.
-#define ROWS(row_function)                                                                                             \
+// geofence_standard_rows at a level (`masks` its row_masks function): rows one after the other
+// while they start at or before last_start.
+#define ROWS(masks)                                                                                                    \
     if (delimiter == '-' || delimiter == '.' || (delimiter >= '0' && delimiter <= '9') || delimiter == '\n'           \
         || delimiter == '\r' || delimiter == '"')                                                                      \
         return 0;                                                                                                      \
@@ -576,7 +558,7 @@ AVX512 int row512(const unsigned char *p, int accuracy, unsigned char delimiter,
     int k = 0;                                                                                                         \
     *new_day = 0;                                                                                                      \
     while (k < max && at <= last_start) {                                                                              \
-        const int next = row_function(p + at, accuracy, delimiter, day_head, day_tail, rows + k);                      \
+        const int next = row_read(masks(p + at, delimiter), p + at, accuracy, delimiter, day_head, day_tail, rows + k);   \
         if (next <= 0) {                                                                                               \
             *new_day = next < 0;                                                                                       \
             break;                                                                                                     \
@@ -589,14 +571,14 @@ AVX512 int row512(const unsigned char *p, int accuracy, unsigned char delimiter,
 __attribute__((target("avx2,bmi,popcnt"))) static int rows256(const unsigned char *p, long last_start, int accuracy,
                                                              unsigned char delimiter, uint64_t day_head, uint16_t day_tail,
                                                              geofence_row *rows, int max, int *new_day) {
-    ROWS(row256)
+    ROWS(row_masks256)
 }
 
 __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,bmi,popcnt"))) static int rows512(const unsigned char *p, long last_start,
                                                                                         int accuracy, unsigned char delimiter,
                                                                                         uint64_t day_head, uint16_t day_tail,
                                                                                         geofence_row *rows, int max, int *new_day) {
-    ROWS(row512)
+    ROWS(row_masks512)
 }
 #undef ROWS
 #endif

@@ -458,15 +458,7 @@ extension CSVLogParser {
                         device = -1
                     } else {
                         if waiting { resolve() }                                // devices in row order
-                        let found: Int32?
-                        if let key {
-                            // A block's row: a name of printable ASCII bytes, its key made.
-                            found = core.knownDevices?.lookup(name, count, hash: key.hash, tail: key.tail)
-                                ?? devices.intern(name, count, hash: key.hash, tail: key.tail, previousFirst: true)
-                        } else {
-                            found = try core.device(name, count, readable: core.end &- f.deviceStart, line: line, &devices)
-                        }
-                        guard let d = found else { continue }
+                        guard let d = try core.device(name, count, readable: core.end &- f.deviceStart, key: key, line: line, &devices) else { continue }
                         device = d
                         if deferred { pending[staged].count = 0 }
                     }

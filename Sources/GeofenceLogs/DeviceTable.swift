@@ -253,11 +253,11 @@ struct DeviceState {
         return id >= 0 ? keys.withUnsafeBufferPointer { $0.baseAddress! + Int(id) } : nil
     }
 
-    /// ``intern(_:_:hash:tail:)``, the previous row's device compared first when `previousFirst`
-    /// (as ``intern(_:_:readable:)`` does).
+    /// ``intern(_:_:hash:tail:)`` with the previous row's device compared first, as
+    /// ``intern(_:_:readable:)`` does.
     @inline(__always)
-    mutating func intern(_ p: UnsafePointer<UInt8>, _ n: Int, hash h: UInt64, tail: UInt64, previousFirst: Bool) -> Int32? {
-        if previousFirst && previous >= 0 && equals(previous, p, n, tail: tail) { return previous }
+    mutating func internAfterPrevious(_ p: UnsafePointer<UInt8>, _ n: Int, hash h: UInt64, tail: UInt64) -> Int32? {
+        if previous >= 0 && equals(previous, p, n, tail: tail) { return previous }
         return intern(p, n, hash: h, tail: tail)
     }
 

@@ -276,7 +276,13 @@ struct ReadCore {
     /// for ``DeviceState/intern(_:_:readable:)``. A parse worker's core gives a device of the
     /// reader's own table its encoded index there (``knownDevices``).
     @inline(always)
-    mutating func device(_ p: UnsafePointer<UInt8>, _ n: Int, readable: Int = 0, line: Int, _ devices: inout DeviceState) throws(GeofenceError) -> Int32? {
+    mutating func device(_ p: UnsafePointer<UInt8>, _ n: Int, readable: Int = 0, key: (hash: UInt64, tail: UInt64)? = nil, line: Int,
+                         _ devices: inout DeviceState) throws(GeofenceError) -> Int32? {
+        if n > 0, let key {
+            // The name's key already made (a row block's: printable ASCII, never refused).
+            if let known = knownDevices, let d = known.lookup(p, n, hash: key.hash, tail: key.tail) { return d }
+            return devices.internAfterPrevious(p, n, hash: key.hash, tail: key.tail)
+        }
         if n > 0, let known = knownDevices, let d = known.lookup(p, n) { return d }
         if n > 0, let d = devices.intern(p, n, readable: readable) { return d }
         if n == 0 {
