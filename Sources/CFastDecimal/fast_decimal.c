@@ -458,18 +458,41 @@ static inline int row_end(const unsigned char *p, const unsigned end, const unsi
     return end == nl || (end + 1 == nl && p[end] == '\r');
 }
 
-// The numbers of a row from `first` on, N of them, checked by bounds() from the row's masks and
-// ending the row, converted into values: the offset from `first` past the last, or 0.
+// The layout of a row's numbers as bounds() found it, kept from one row of a block to the
+// next: its masks from the first number on (cut to the 16 * N bytes bounds() reads) and N, and
+// what bounds() made of them. bounds() depends on nothing else, so a row whose masks are the
+// same (the usual case in a trace: numbers of the same lengths, signs and points) takes its
+// results without running it again.
+typedef struct {
+    uint64_t G, P, M, D;
+    int N;
+    unsigned e, starts[4], shapes[4];
+    uint64_t signs[4];
+} numbers_layout;
+
+// The numbers of a row from `first` on, N of them, checked by bounds() from the row's masks
+// (or taken from `layout` when they are the same) and ending the row, converted into values:
+// the offset from `first` past the last, or 0.
 AVX2 unsigned row_numbers(const row_masks m, const unsigned char *p, const unsigned first, const int N, const unsigned nl,
-                          double *values) {
-    // The masks from the first number on, cut to its 16 * N bytes as bounds() needs them.
-    const uint64_t width = N == 4 ? ~(uint64_t)0 : ((uint64_t)1 << (16 * N)) - 1;
-    unsigned starts[4] = {0, 0, 0, 0}, shapes[4] = {0, 0, 0, 0};
-    uint64_t signs[4] = {0, 0, 0, 0};
-    const unsigned e = bounds((m.G >> first) & width, (m.P >> first) & width, (m.M >> first) & width, (m.D >> first) & width,
-                              N, starts, shapes, signs);
-    if (e == 0 || !row_end(p, first + e, nl)) return 0;
-    convert256(p + first, N, starts, shapes, signs, values);
+                          numbers_layout *layout, double *values) {
+    // The masks from the first number on, cut to its 16 * N bytes as bounds() needs them, and
+    // to the row (the next row's bytes would only make rows of one layout look different:
+    // bounds() ends the last number at the row's '\n' at the latest, and a row whose N - 1
+    // delimiters are not all before it is refused either way).
+    const uint64_t width = (N == 4 ? ~(uint64_t)0 : ((uint64_t)1 << (16 * N)) - 1) & (((uint64_t)1 << (nl - first)) - 1);
+    const uint64_t G = (m.G >> first) & width, P = (m.P >> first) & width, M = (m.M >> first) & width,
+                   D = (m.D >> first) & width;
+    if (G != layout->G || P != layout->P || M != layout->M || D != layout->D || N != layout->N) {
+        unsigned starts[4] = {0, 0, 0, 0}, shapes[4] = {0, 0, 0, 0};
+        uint64_t signs[4] = {0, 0, 0, 0};
+        const unsigned e = bounds(G, P, M, D, N, starts, shapes, signs);
+        if (e == 0) return 0;
+        *layout = (numbers_layout){G, P, M, D, N, e, {starts[0], starts[1], starts[2], starts[3]},
+                                   {shapes[0], shapes[1], shapes[2], shapes[3]}, {signs[0], signs[1], signs[2], signs[3]}};
+    }
+    const unsigned e = layout->e;
+    if (!row_end(p, first + e, nl)) return 0;
+    convert256(p + first, N, layout->starts, layout->shapes, layout->signs, values);
     return e;
 }
 
@@ -488,7 +511,7 @@ AVX2 unsigned row_numbers(const row_masks m, const unsigned char *p, const unsig
 // 512-bit operation in two, the 512-bit conversion of a row's four numbers was the slower
 // (docs/logs.md, "Row blocks").
 AVX2 int row_read(const row_masks m, const unsigned char *p, int accuracy, unsigned char delimiter, uint64_t day_head,
-                  uint16_t day_tail, geofence_row *row) {
+                  uint16_t day_tail, numbers_layout *layout, geofence_row *row) {
     if (m.N == 0 || m.D == 0) return 0;
     const unsigned nl = (unsigned)__builtin_ctzll(m.N);
     const unsigned d0 = (unsigned)__builtin_ctzll(m.D);
@@ -529,9 +552,9 @@ AVX2 int row_read(const row_masks m, const unsigned char *p, int accuracy, unsig
     }
     if (first >= nl) return 0;
     // N constant in each call, for bounds()'s unrolled loops.
-    const unsigned e = count == 2 ? row_numbers(m, p, first, 2, nl, row->numbers)
-                     : count == 3 ? row_numbers(m, p, first, 3, nl, row->numbers)
-                                  : row_numbers(m, p, first, 4, nl, row->numbers);
+    const unsigned e = count == 2 ? row_numbers(m, p, first, 2, nl, layout, row->numbers)
+                     : count == 3 ? row_numbers(m, p, first, 3, nl, layout, row->numbers)
+                                  : row_numbers(m, p, first, 4, nl, layout, row->numbers);
     if (e == 0) return 0;
     const double *v = row->numbers + (row->clock < 0);
     if (!(v[0] >= -90 && v[0] <= 90 && v[1] >= -180 && v[1] <= 180 && (!accuracy || v[2] >= 0))) return 0;
@@ -556,9 +579,11 @@ AVX2 int row_read(const row_masks m, const unsigned char *p, int accuracy, unsig
         return 0;                                                                                                      \
     long at = 0;                                                                                                       \
     int k = 0;                                                                                                         \
+    numbers_layout layout = {0, 0, 0, 0, 0, 0, {0, 0, 0, 0}, {0, 0, 0, 0}, {0, 0, 0, 0}};                            \
     *new_day = 0;                                                                                                      \
     while (k < max && at <= last_start) {                                                                              \
-        const int next = row_read(masks(p + at, delimiter), p + at, accuracy, delimiter, day_head, day_tail, rows + k);   \
+        const int next =                                                                                               \
+            row_read(masks(p + at, delimiter), p + at, accuracy, delimiter, day_head, day_tail, &layout, rows + k);      \
         if (next <= 0) {                                                                                               \
             *new_day = next < 0;                                                                                       \
             break;                                                                                                     \

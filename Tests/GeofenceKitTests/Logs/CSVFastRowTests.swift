@@ -643,6 +643,77 @@ final class CSVFastRowTests: XCTestCase {
         }
     }
 
+    /// Rows whose numbers mostly keep the layout of the row before (the same lengths, signs and
+    /// points, which a block takes from that row without checking them again) and now and then
+    /// change it by one thing: a digit more or less, a sign, the point moved or gone, a byte that
+    /// is no digit, a field more or less, a blank; each row's values its own. The same fixes,
+    /// skips and messages as rows read one at a time, and most rows read in blocks.
+    func testRowBlocksKeepAndChangeTheNumbersLayout() throws {
+        let best = Int(geofence_plain_decimals_level(-1))
+        guard best >= 2 else { throw XCTSkip("no wide decimal path on this CPU") }
+        defer { geofence_plain_decimals_level(Int32(best)) }
+        var g = SeededGenerator(seed: 31)
+        // A layout: digits before and after the point (nil: no point), and the sign.
+        var layout = [(2, Optional(5), false), (3, Optional(5), true)]
+        func digits(_ n: Int) -> String { String((0..<n).map { _ in Character(String(g.next() % 10)) }) }
+        func number(_ l: (Int, Int?, Bool), range: Int) -> String {
+            var whole = digits(l.0)
+            while whole.count > 1 && whole.first == "0" { whole.removeFirst() }
+            if Int(whole)! >= range { whole = String(Int(whole)! % range) }
+            return (l.2 ? "-" : "") + whole + (l.1.map { "." + digits($0) } ?? "")
+        }
+        for accuracy in [false, true] {
+            var text = accuracy ? "device,time,lat,lon,accuracy\n" : "device,time,lat,lon\n"
+            var t = 1_750_000_000
+            for row in 0..<3000 {
+                t += 1 + Int(g.next() % 90)
+                if g.next() % 6 == 0 {
+                    let k = Int(g.next() % 2)
+                    switch g.next() % 5 {
+                    case 0: layout[k].0 = 1 + (layout[k].0 + Int(g.next() % 2)) % 3
+                    case 1: layout[k].2.toggle()
+                    case 2: layout[k].1 = g.next() % 4 == 0 ? nil : 1 + Int(g.next() % 8)
+                    default: break
+                    }
+                }
+                var lat = number(layout[0], range: 90), lon = number(layout[1], range: 180)
+                var tail = accuracy ? "," + number((1, 1, false), range: 10) : ""
+                switch g.next() % 300 {
+                case 0: lat = String(lat.dropLast()) + "x"                 // no digit
+                case 1: lon = lon.replacingOccurrences(of: ".", with: "..")
+                case 2: tail += ",7"                                        // a field more
+                case 3: lon = " " + lon
+                case 4: lat = "-" + lat
+                // The same digits, points and delimiters as the layout, one byte of another kind.
+                case 5: lat = lat.first == "-" ? "+" + lat.dropFirst() : "+" + lat.dropFirst()
+                case 6: lon = lon.replacingOccurrences(of: ".", with: "x")
+                default: break
+                }
+                let time = g.next() % 3 == 0 ? String(t) : LogTime.format(Double(t))
+                let between = g.next() % 400 == 0 ? ";" : ","
+                text += "d\(row / 40),\(time),\(lat)\(between)\(lon)\(tail)\n"
+            }
+            let path = write(Array(text.utf8), "layouts\(accuracy).csv")
+            for level in 2...best {
+                XCTAssertEqual(Int(geofence_plain_decimals_level(Int32(level))), level)
+                for lenient in [true, false] {
+                    let options = LogReaderOptions(skipInvalid: lenient)
+                    CSVLogParser.rowBlocksEnabled = false
+                    let rowAtATime = outcome(path, options, fast: true)
+                    CSVLogParser.rowBlocksEnabled = true
+                    let what = "accuracy \(accuracy), level \(level), lenient \(lenient)"
+                    if lenient { XCTAssertGreaterThan(rowAtATime.fixes.count, 2500, what) }
+                    assertSame(outcome(path, options, fast: true), rowAtATime, what)
+                    assertFastRowsSame(path, options, as: rowAtATime, windows: [300, 1 << 20], chunks: [700, 1 << 20], what)
+                }
+                let reader = try LogReader(path: path, options: LogReaderOptions(skipInvalid: true))
+                var b: [Fix] = []
+                while try reader.next(into: &b, max: 500) {}
+                XCTAssertGreaterThan(reader.rowsInBlocks, 1000, "accuracy \(accuracy), level \(level)")
+            }
+        }
+    }
+
     /// A block stops at a row whose date is new (converted, then read on in blocks), at a row
     /// it leaves to the row at a time path, and at a time out of range (reported as that path
     /// reports it, at its line); strict, the error is the row at a time path's.
