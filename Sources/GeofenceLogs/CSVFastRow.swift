@@ -331,22 +331,28 @@ extension CSVLogParser {
             // together, before they leave the staging buffer: each row's first slot is asked
             // for (prefetched) when the row is read, the key it holds `keyLead` rows later,
             // then the probes run on lines already on their way (docs/logs.md, "Parallel
-            // reading"). pending[j].count > 0: staged fix j still has no device; `waiting`: some has none.
+            // reading"). pending[j].count > 0: staged fix j still has no device; -1: it has the
+            // device of fix j - 1 (the row before, whose device is the same name); `waiting`:
+            // some has none.
             let keyLead = 8
             let pending = pendingDevices.baseAddress!
             var waiting = false
+            // The previous row's device name and key when it was staged by a parse worker here
+            // (count 0: none), for a row of the same device to take its device without a look-up.
+            var previous = PendingDevice(name: UnsafePointer(core.base), count: 0, hash: 0, tail: 0)
             func resolve() {
                 waiting = false
                 let known = core.knownDevices.unsafelyUnwrapped
                 for j in Swift.max(0, staged &- keyLead)..<staged where pending[j].count > 0 {
                     if let key = known.firstKey(pending[j].hash) { geofence_prefetch(key) }
                 }
-                for j in 0..<staged where pending[j].count > 0 {
+                for j in 0..<staged where pending[j].count != 0 {
                     let d = pending[j]
                     pending[j].count = 0
                     // An ASCII name is valid UTF-8: interning it never refuses it.
-                    out[j].device = known.lookup(d.name, d.count, hash: d.hash, tail: d.tail)
-                        ?? devices.intern(d.name, d.count, readable: d.count)!
+                    out[j].device = d.count < 0 ? out[j &- 1].device
+                                                : known.lookup(d.name, d.count, hash: d.hash, tail: d.tail)
+                                                  ?? devices.intern(d.name, d.count, readable: d.count)!
                 }
             }
             func flush(_ batch: inout [Fix]) {
@@ -432,6 +438,7 @@ extension CSVLogParser {
                     } else {
                         if skipBlocks > 0 { skipBlocks &-= 1 }
                         if waiting { resolve() }                         // before the window may move
+                        previous.count = 0
                         guard try core.nextLine(&s, &e, &terminated) else { break }
                         if s == e { continue }                                 // blank line
                         line = core.line
@@ -448,15 +455,28 @@ extension CSVLogParser {
                     let device: Int32
                     if deferred, let known = core.knownDevices, count > 0,
                        let (hash, tail) = key ?? DeviceState.asciiKey(name, count, readable: core.end &- f.deviceStart) {
-                        // A parse worker, a non-empty ASCII name: its device looked up with the
-                        // staged rows' (resolve()).
-                        geofence_prefetch(known.slot(hash))
-                        if staged >= keyLead && pending[staged &- keyLead].count > 0,
-                           let key = known.firstKey(pending[staged &- keyLead].hash) { geofence_prefetch(key) }
-                        pending[staged] = PendingDevice(name: name, count: count, hash: hash, tail: tail)
-                        waiting = true
-                        device = -1
+                        // A parse worker, a non-empty ASCII name: the device of the staged row
+                        // before when the name is the same (at once, or when that row's is
+                        // resolved), else looked up with the staged rows' (resolve()).
+                        let same = staged > 0 && previous.count == count && previous.hash == hash && previous.tail == tail
+                            && DeviceState.sameHead(previous.name, name, count)
+                        previous = PendingDevice(name: name, count: count, hash: hash, tail: tail)
+                        if same && pending[staged &- 1].count == 0 {
+                            device = out[staged &- 1].device
+                            pending[staged].count = 0
+                        } else if same {
+                            pending[staged].count = -1
+                            device = -1
+                        } else {
+                            geofence_prefetch(known.slot(hash))
+                            if staged >= keyLead && pending[staged &- keyLead].count > 0,
+                               let key = known.firstKey(pending[staged &- keyLead].hash) { geofence_prefetch(key) }
+                            pending[staged] = previous
+                            waiting = true
+                            device = -1
+                        }
                     } else {
+                        previous.count = 0
                         if waiting { resolve() }                                // devices in row order
                         guard let d = try core.device(name, count, readable: core.end &- f.deviceStart, key: key, line: line, &devices) else { continue }
                         device = d

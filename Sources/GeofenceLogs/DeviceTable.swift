@@ -198,20 +198,25 @@ struct DeviceState {
     func equals(_ id: Int32, _ p: UnsafePointer<UInt8>, _ n: Int, tail: UInt64) -> Bool {
         let k = keys[Int(id)]
         guard k.tail == tail && k.count == n else { return false }
+        let s = offsets[Int(id)]
+        return bytes.withUnsafeBufferPointer { b in Self.sameHead(b.baseAddress! + s, p, n) }
+    }
+
+    /// Whether two names of `n` bytes whose tails (``tail(_:_:readable:)``) are equal are the
+    /// same: their bytes before the tail compared (none for a name of up to 8 bytes).
+    @inline(always)
+    static func sameHead(_ a: UnsafePointer<UInt8>, _ p: UnsafePointer<UInt8>, _ n: Int) -> Bool {
         if n <= 8 { return true }
         let head = (n &- 1) & ~7                                       // the bytes before the tail, whole words
-        let s = offsets[Int(id)]
-        return bytes.withUnsafeBufferPointer { b in
-            let q = UnsafeRawPointer(b.baseAddress! + s)
-            if head > 32 { return memcmp(q, p, head) == 0 }
-            // Device ids are short: an inline loop beats a call.
-            var i = 0
-            while i < head {
-                if q.loadUnaligned(fromByteOffset: i, as: UInt64.self) != UnsafeRawPointer(p).loadUnaligned(fromByteOffset: i, as: UInt64.self) { return false }
-                i &+= 8
-            }
-            return true
+        let q = UnsafeRawPointer(a)
+        if head > 32 { return memcmp(q, p, head) == 0 }
+        // Device ids are short: an inline loop beats a call.
+        var i = 0
+        while i < head {
+            if q.loadUnaligned(fromByteOffset: i, as: UInt64.self) != UnsafeRawPointer(p).loadUnaligned(fromByteOffset: i, as: UInt64.self) { return false }
+            i &+= 8
         }
+        return true
     }
 
     /// The index of a name, or -1.
