@@ -404,6 +404,55 @@ extension CSVLogParser {
                             }
                         }
                     }
+                    // A parse worker's run of block rows of the device of the row before it:
+                    // each takes that row's device (at once or when it is looked up) and is staged
+                    // here, as the rows below would be one by one, without their general steps.
+                    // The run stops at a row of another device, a numeric time while the unit is
+                    // not chosen yet, a time out of range, or a full staging buffer.
+                    if deferred && previous.count > 0 && staged > 0 && blockIndex < blockCount {
+                        let first = blockIndex
+                        let earliest = core.timeRange.earliest, latest = core.timeRange.latest
+                        let unit = core.timeUnit
+                        let day = Double(core.utcDay.seconds)
+                        while blockIndex < blockCount && staged < room {
+                            let b = block + blockIndex
+                            let name = p + core.pos
+                            guard Int(b.pointee.device_end) == previous.count && b.pointee.hash == previous.hash
+                                    && b.pointee.tail == previous.tail && DeviceState.sameHead(previous.name, name, previous.count)
+                            else { break }
+                            let numeric = b.pointee.clock < 0
+                            let t: Double
+                            if numeric {
+                                guard unit != .auto else { break }
+                                t = core.seconds(b.pointee.numbers.0)
+                            } else {
+                                t = day + Double(b.pointee.clock)
+                            }
+                            guard t >= earliest && t <= latest else { break }
+                            let (lat, lon, accuracy) = numeric ? (b.pointee.numbers.1, b.pointee.numbers.2, hasAccuracy ? b.pointee.numbers.3 : 0)
+                                                               : (b.pointee.numbers.0, b.pointee.numbers.1, hasAccuracy ? b.pointee.numbers.2 : 0)
+                            let device: Int32
+                            if pending[staged &- 1].count == 0 {
+                                device = out[staged &- 1].device
+                                pending[staged].count = 0
+                            } else {
+                                pending[staged].count = -1
+                                device = -1
+                            }
+                            previous.name = name
+                            core.line &+= 1
+                            stagedLines[staged] = core.line
+                            (out + staged).initialize(to: Fix(device: device, time: t, lat: lat, lon: lon, accuracy: accuracy))
+                            staged &+= 1
+                            core.pos &+= Int(b.pointee.next)
+                            blockIndex &+= 1
+                        }
+                        if blockIndex > first {
+                            core.lastOffset = 0
+                            if staged == room { flush(&batch) }
+                            continue
+                        }
+                    }
                     if blockIndex < blockCount {
                         let b = block[blockIndex]
                         let numeric = b.clock < 0
