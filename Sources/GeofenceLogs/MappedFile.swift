@@ -57,6 +57,18 @@ final class MappedFile: @unchecked Sendable {
         munmap(base, length)
     }
 
+    /// Maps the file's pages in `p ..< p + count` (addresses in a mapping of the file) now rather
+    /// than at their first read, in one call rather than one page fault per 16 pages
+    /// (`MADV_POPULATE_READ`, Linux 5.14 and later; nothing on older kernels). A page past the
+    /// end of a file that shrank is not read: the call fails, which is ignored.
+    static func populate(_ p: UnsafeMutableRawPointer, _ count: Int) {
+        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+        let start = Int(bitPattern: p) / page * page
+        let end = Int(bitPattern: p) + count
+        guard end > start, let first = UnsafeMutableRawPointer(bitPattern: start) else { return }
+        _ = madvise(first, end - start, MADV_POPULATE_READ)
+    }
+
     /// Whether a page of the file was gone when it was read (the file shrank): the bytes read
     /// there were zeros, not the file's.
     var shrank: Bool { geofence_guard_hit(slot) != 0 }

@@ -241,6 +241,8 @@ final class ParseCrew: @unchecked Sendable {
     private var rounds: [RoundWork] = []
     /// Threads working.
     private var active = 0
+    /// Work for a thread that finds no chunk left (``whenIdle(_:)``), once.
+    private var idleTask: (@Sendable () -> Void)? = nil
 
     init() {
         lock.initialize(to: pthread_mutex_t())
@@ -264,14 +266,31 @@ final class ParseCrew: @unchecked Sendable {
         for _ in 0..<start { DispatchQueue.global().async { self.work() } }
     }
 
-    /// A crew thread: parses chunks until no round handed to the crew has any left.
+    /// Sets the work the first thread to find no chunk left does before it leaves (replacing
+    /// any not yet begun), so that it does not wait idle while the reader joins.
+    func whenIdle(_ task: @escaping @Sendable () -> Void) {
+        pthread_mutex_lock(lock)
+        idleTask = task
+        pthread_mutex_unlock(lock)
+    }
+
+    /// A crew thread: parses chunks until no round handed to the crew has any left, then does
+    /// the idle task if one is set.
     private func work() {
         while true {
             pthread_mutex_lock(lock)
             while let first = rounds.first, first.allTaken { rounds.removeFirst() }
             let next = rounds.first
-            if next == nil { active -= 1 }
+            let task = next == nil ? idleTask : nil
+            if next == nil {
+                idleTask = nil
+                if task == nil { active -= 1 }
+            }
             pthread_mutex_unlock(lock)
+            if let task {
+                task()
+                continue
+            }
             guard let next else { return }
             next.run()
         }
@@ -468,6 +487,13 @@ struct ParallelReader {
                        into: &results.base[i])
         }
         pending = .parse(starts: starts, end: roundEnd, windowEnd: e0, endsFile: endsFile, work: work, set: set)
+        if source.isMapped && !eof {
+            // The next round's pages mapped by a worker with nothing left to parse, while this
+            // round is joined: otherwise the first touch of each (the next cut first, on the
+            // reader's thread) waits for the page fault.
+            let next = UnsafeShared(base: base + roundEnd), count = Swift.min(target, core.end - roundEnd)
+            crew.whenIdle { MappedFile.populate(UnsafeMutableRawPointer(next.base), count) }
+        }
         if background {
             // Half the threads (the caller's evaluation has the others); the caller takes the
             // chunks left when it needs the round.

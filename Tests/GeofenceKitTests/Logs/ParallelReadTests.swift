@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import Synchronization
 import GeofenceTestSupport
 @testable import GeofenceBase
 @testable import GeofenceLogs
@@ -127,6 +128,40 @@ final class ParallelReadTests: XCTestCase {
         }
         if g.next() % 2 == 0 { s += "a,1600000999,1,2" }                      // no newline at the end
         return s
+    }
+
+    /// The parse crew's idle task (the next round's pages mapped while a round is joined) runs
+    /// once, on a crew thread that finds no chunk left to take (with two threads, at most one
+    /// chunk is then still being parsed, by the other); a task set again before one runs
+    /// replaces it.
+    func testCrewIdleTaskRunsOnceAfterTheChunks() {
+        let crew = ParseCrew()
+        let parsed = Atomic<Int>(0), ran = Atomic<Int>(0), parsedWhenRan = Atomic<Int>(-1)
+        let work = RoundWork(chunks: 6) { _ in
+            usleep(2000)
+            parsed.wrappingAdd(1, ordering: .sequentiallyConsistent)
+        }
+        crew.whenIdle { ran.wrappingAdd(100, ordering: .sequentiallyConsistent) }
+        crew.whenIdle {
+            parsedWhenRan.store(parsed.load(ordering: .sequentiallyConsistent), ordering: .sequentiallyConsistent)
+            ran.wrappingAdd(1, ordering: .sequentiallyConsistent)
+        }
+        crew.add(work, threads: 2)
+        work.wait()
+        var waited = 0
+        while ran.load(ordering: .sequentiallyConsistent) == 0 && waited < 5000 { usleep(1000); waited += 1 }
+        usleep(20000)
+        XCTAssertEqual(ran.load(ordering: .sequentiallyConsistent), 1)
+        XCTAssertGreaterThanOrEqual(parsedWhenRan.load(ordering: .sequentiallyConsistent), 5)
+        // A mapping's pages populated: the call leaves the bytes as they were.
+        let path = dir + "/populate.txt"
+        let text = String(repeating: "0123456789", count: 5000)
+        FileManager.default.createFile(atPath: path, contents: Data(text.utf8))
+        let fd = open(path, O_RDONLY)
+        defer { close(fd) }
+        guard let mapped = MappedFile(fd: fd, size: text.utf8.count) else { return XCTFail("not mapped") }
+        MappedFile.populate(UnsafeMutableRawPointer(mapped.base + 4100), 30_000)
+        XCTAssertEqual(String(decoding: UnsafeBufferPointer(start: UnsafePointer(mapped.base), count: text.utf8.count), as: UTF8.self), text)
     }
 
     func testGeneratedCSVLenientMatchesSerial() {
