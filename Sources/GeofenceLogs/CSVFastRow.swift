@@ -337,9 +337,16 @@ extension CSVLogParser {
             let keyLead = 8
             let pending = pendingDevices.baseAddress!
             var waiting = false
-            // The previous row's device name and key when it was staged by a parse worker here
-            // (count 0: none), for a row of the same device to take its device without a look-up.
+            // The previous row's device name and key when it was staged by a parse worker here,
+            // or read serially from a row block (count 0: none), for a row of the same device to
+            // take its device without a look-up.
             var previous = PendingDevice(name: UnsafePointer(core.base), count: 0, hash: 0, tail: 0)
+            // Read serially, the previous row's device when it was a block row (else -1).
+            var previousDevice: Int32 = -1
+            // The row before had the device of the row before it, read the general way: a run
+            // of the device may follow (tried then only, so that a log whose devices change
+            // from row to row does not pay for the try).
+            var inRun = false
             func resolve() {
                 waiting = false
                 let known = core.knownDevices.unsafelyUnwrapped
@@ -404,16 +411,20 @@ extension CSVLogParser {
                             }
                         }
                     }
-                    // A parse worker's run of block rows of the device of the row before it:
-                    // each takes that row's device (at once or when it is looked up) and is staged
-                    // here, as the rows below would be one by one, without their general steps.
-                    // The run stops at a row of another device, a numeric time while the unit is
-                    // not chosen yet, a time out of range, or a full staging buffer.
-                    if deferred && previous.count > 0 && staged > 0 && blockIndex < blockCount {
+                    // A run of block rows of the device of the row before it: each takes that
+                    // row's device (a parse worker's at once or when it is looked up) and is
+                    // staged here, as the rows below would be one by one, without their general
+                    // steps; read serially, each is checked against the one before (time order,
+                    // duplicates), and the device's last fix written once, at the run's end. The
+                    // run stops at a row of another device, a numeric time while the unit is not
+                    // chosen yet, a time out of range, a row out of order, or a full staging buffer.
+                    if inRun && blockIndex < blockCount && (staged > 0 || !deferred) && (block + blockIndex).pointee.hash == previous.hash {
                         let first = blockIndex
                         let earliest = core.timeRange.earliest, latest = core.timeRange.latest
                         let unit = core.timeUnit
                         let day = Double(core.utcDay.seconds)
+                        let d = Int(previousDevice)
+                        var l = deferred ? DeviceState.LastFix() : last.unsafelyUnwrapped[d]
                         while blockIndex < blockCount && staged < room {
                             let b = block + blockIndex
                             let name = p + core.pos
@@ -432,7 +443,11 @@ extension CSVLogParser {
                             let (lat, lon, accuracy) = numeric ? (b.pointee.numbers.1, b.pointee.numbers.2, hasAccuracy ? b.pointee.numbers.3 : 0)
                                                                : (b.pointee.numbers.0, b.pointee.numbers.1, hasAccuracy ? b.pointee.numbers.2 : 0)
                             let device: Int32
-                            if pending[staged &- 1].count == 0 {
+                            if !deferred {
+                                guard t > l.time || (t == l.time && (lat != l.lat || lon != l.lon)) else { break }
+                                device = previousDevice
+                                l = DeviceState.LastFix(time: t, lat: lat, lon: lon, line: core.line &+ 1, file: fileIndex)
+                            } else if pending[staged &- 1].count == 0 {
                                 device = out[staged &- 1].device
                                 pending[staged].count = 0
                             } else {
@@ -441,13 +456,14 @@ extension CSVLogParser {
                             }
                             previous.name = name
                             core.line &+= 1
-                            stagedLines[staged] = core.line
+                            if deferred { stagedLines[staged] = core.line }
                             (out + staged).initialize(to: Fix(device: device, time: t, lat: lat, lon: lon, accuracy: accuracy))
                             staged &+= 1
                             core.pos &+= Int(b.pointee.next)
                             blockIndex &+= 1
                         }
                         if blockIndex > first {
+                            if !deferred { last.unsafelyUnwrapped[d] = l }
                             core.lastOffset = 0
                             if staged == room { flush(&batch) }
                             continue
@@ -488,6 +504,8 @@ extension CSVLogParser {
                         if skipBlocks > 0 { skipBlocks &-= 1 }
                         if waiting { resolve() }                         // before the window may move
                         previous.count = 0
+                        previousDevice = -1
+                        inRun = false
                         guard try core.nextLine(&s, &e, &terminated) else { break }
                         if s == e { continue }                                 // blank line
                         line = core.line
@@ -510,6 +528,7 @@ extension CSVLogParser {
                         let same = staged > 0 && previous.count == count && previous.hash == hash && previous.tail == tail
                             && DeviceState.sameHead(previous.name, name, count)
                         previous = PendingDevice(name: name, count: count, hash: hash, tail: tail)
+                        inRun = same
                         if same && pending[staged &- 1].count == 0 {
                             device = out[staged &- 1].device
                             pending[staged].count = 0
@@ -526,10 +545,22 @@ extension CSVLogParser {
                         }
                     } else {
                         previous.count = 0
+                        inRun = false
                         if waiting { resolve() }                                // devices in row order
-                        guard let d = try core.device(name, count, readable: core.end &- f.deviceStart, key: key, line: line, &devices) else { continue }
+                        guard let d = try core.device(name, count, readable: core.end &- f.deviceStart, key: key, line: line, &devices) else {
+                            previousDevice = -1
+                            continue
+                        }
                         device = d
-                        if deferred { pending[staged].count = 0 }
+                        if deferred {
+                            pending[staged].count = 0
+                        } else if d == previousDevice, let key {
+                            // A block row read serially, of the device of the row before: more
+                            // rows of the device may follow in a run.
+                            previous = PendingDevice(name: name, count: count, hash: key.hash, tail: key.tail)
+                            inRun = true
+                        }
+                        previousDevice = key != nil ? d : -1
                     }
                     if deferred {
                         // A parse worker: no order check here (the join does it), the line kept.

@@ -714,6 +714,58 @@ final class CSVFastRowTests: XCTestCase {
         }
     }
 
+    /// Runs of rows of one device (read in blocks, each run's rows after its first taken
+    /// together): a duplicate (same time and position) and a fix at the same time elsewhere,
+    /// a time that goes back, one out of the accepted range, another device for one row, a row
+    /// the blocks leave, in the middle of runs. The same fixes, skips,
+    /// messages and errors as rows read one at a time, serially and in parallel.
+    func testRowBlocksRunsOfOneDevice() throws {
+        let best = Int(geofence_plain_decimals_level(-1))
+        guard best >= 2 else { throw XCTSkip("no wide decimal path on this CPU") }
+        defer { geofence_plain_decimals_level(Int32(best)) }
+        var g = SeededGenerator(seed: 37)
+        var text = "device,time,lat,lon\n"
+        var t = 1_750_000_000
+        var lat = "12.34567", lon = "-45.67891"
+        for run in 0..<120 {
+            let device = "vessel\(run % 7)-\(run % 3 == 0 ? "long-name-" : "")\(run)"
+            for _ in 0..<Int(5 + g.next() % 60) {
+                var time = t
+                switch g.next() % 40 {
+                case 0: time = t                                                  // duplicate, or the same time elsewhere
+                    if g.next() % 2 == 0 { lat = String(format: "%.5f", Double(g.next() % 8_000_000) / 1e5) }
+                case 1: time = t - 30                                             // back in time
+                case 2: text += "other\(run),\(LogTime.format(Double(t))),1.5,2.5\n"
+                case 3: text += "\(device),1850-01-01T00:00:00Z,1.5,2.5\n"     // out of range
+                case 5: text += "\(device),\(LogTime.format(Double(t))),\(lat),x\n"  // left by the blocks
+                default:
+                    t += 1 + Int(g.next() % 120)
+                    time = t
+                    lat = String(format: "%.5f", Double(g.next() % 8_000_000) / 1e5)
+                    lon = String(format: "%.5f", -Double(g.next() % 17_000_000) / 1e5)
+                }
+                text += "\(device),\(LogTime.format(Double(time))),\(lat),\(lon)\n"
+            }
+        }
+        let path = write(Array(text.utf8), "runs.csv")
+        for level in 2...best {
+            XCTAssertEqual(Int(geofence_plain_decimals_level(Int32(level))), level)
+            for lenient in [true, false] {
+                let options = LogReaderOptions(skipInvalid: lenient)
+                CSVLogParser.rowBlocksEnabled = false
+                let rowAtATime = outcome(path, options, fast: true)
+                CSVLogParser.rowBlocksEnabled = true
+                let what = "level \(level), lenient \(lenient)"
+                if lenient {
+                    XCTAssertGreaterThan(rowAtATime.fixes.count, 3000, what)
+                    XCTAssertGreaterThan(rowAtATime.skipped.count, 1, what)
+                }
+                assertSame(outcome(path, options, fast: true), rowAtATime, what)
+                assertFastRowsSame(path, options, as: rowAtATime, windows: [300, 1 << 20], chunks: [2000, 1 << 20], what)
+            }
+        }
+    }
+
     /// A block stops at a row whose date is new (converted, then read on in blocks), at a row
     /// it leaves to the row at a time path, and at a time out of range (reported as that path
     /// reports it, at its line); strict, the error is the row at a time path's.
