@@ -694,18 +694,11 @@ final class CSVFastRowTests: XCTestCase {
                 text += "d\(row / 40),\(time),\(lat)\(between)\(lon)\(tail)\n"
             }
             let path = write(Array(text.utf8), "layouts\(accuracy).csv")
+            assertBlocksSame(path, best: best, chunks: [700, 1 << 20], "accuracy \(accuracy)") { rowAtATime, what in
+                XCTAssertGreaterThan(rowAtATime.fixes.count, 2500, what)
+            }
             for level in 2...best {
                 XCTAssertEqual(Int(geofence_plain_decimals_level(Int32(level))), level)
-                for lenient in [true, false] {
-                    let options = LogReaderOptions(skipInvalid: lenient)
-                    CSVLogParser.rowBlocksEnabled = false
-                    let rowAtATime = outcome(path, options, fast: true)
-                    CSVLogParser.rowBlocksEnabled = true
-                    let what = "accuracy \(accuracy), level \(level), lenient \(lenient)"
-                    if lenient { XCTAssertGreaterThan(rowAtATime.fixes.count, 2500, what) }
-                    assertSame(outcome(path, options, fast: true), rowAtATime, what)
-                    assertFastRowsSame(path, options, as: rowAtATime, windows: [300, 1 << 20], chunks: [700, 1 << 20], what)
-                }
                 let reader = try LogReader(path: path, options: LogReaderOptions(skipInvalid: true))
                 var b: [Fix] = []
                 while try reader.next(into: &b, max: 500) {}
@@ -748,20 +741,28 @@ final class CSVFastRowTests: XCTestCase {
             }
         }
         let path = write(Array(text.utf8), "runs.csv")
+        assertBlocksSame(path, best: best, chunks: [2000, 1 << 20], "runs") { rowAtATime, what in
+            XCTAssertGreaterThan(rowAtATime.fixes.count, 3000, what)
+            XCTAssertGreaterThan(rowAtATime.skipped.count, 1, what)
+        }
+    }
+
+    /// At each wide level up to `best`, lenient and strict, the log at `path` read in blocks
+    /// against the same rows read one at a time: the file mapped, through read windows that
+    /// cut rows, and in parallel chunks. `check` is given each lenient row-at-a-time outcome.
+    func assertBlocksSame(_ path: String, best: Int, chunks: [Int], _ what: String, check: (Outcome, String) -> Void,
+                          file: StaticString = #filePath, line: UInt = #line) {
         for level in 2...best {
-            XCTAssertEqual(Int(geofence_plain_decimals_level(Int32(level))), level)
+            XCTAssertEqual(Int(geofence_plain_decimals_level(Int32(level))), level, file: file, line: line)
             for lenient in [true, false] {
                 let options = LogReaderOptions(skipInvalid: lenient)
                 CSVLogParser.rowBlocksEnabled = false
                 let rowAtATime = outcome(path, options, fast: true)
                 CSVLogParser.rowBlocksEnabled = true
-                let what = "level \(level), lenient \(lenient)"
-                if lenient {
-                    XCTAssertGreaterThan(rowAtATime.fixes.count, 3000, what)
-                    XCTAssertGreaterThan(rowAtATime.skipped.count, 1, what)
-                }
-                assertSame(outcome(path, options, fast: true), rowAtATime, what)
-                assertFastRowsSame(path, options, as: rowAtATime, windows: [300, 1 << 20], chunks: [2000, 1 << 20], what)
+                let w = "\(what), level \(level), lenient \(lenient)"
+                if lenient { check(rowAtATime, w) }
+                assertSame(outcome(path, options, fast: true), rowAtATime, w, file: file, line: line)
+                assertFastRowsSame(path, options, as: rowAtATime, windows: [300, 1 << 20], chunks: chunks, w, file: file, line: line)
             }
         }
     }
