@@ -4,3 +4,10 @@ package struct UnsafeShared<T>: @unchecked Sendable {
     package let base: UnsafeMutablePointer<T>
     package init(base: UnsafeMutablePointer<T>) { self.base = base }
 }
+
+/// Hands a value to another thread that only keeps it alive (a reference the receiver holds so
+/// that what it points into is not freed meanwhile), which the value's type cannot vouch for.
+package struct UncheckedSendable<T>: @unchecked Sendable {
+    package let value: T
+    package init(_ value: T) { self.value = value }
+}

@@ -337,15 +337,16 @@ extension CSVLogParser {
             let keyLead = 8
             let pending = pendingDevices.baseAddress!
             var waiting = false
-            // The previous row's device name and key when it was staged by a parse worker here,
-            // or read serially from a row block (count 0: none), for a row of the same device to
-            // take its device without a look-up.
+            // A parse worker: the previous row's device name and key when it was staged here
+            // with a name found ASCII (count 0: none), for a row of the same device to take its
+            // device without a look-up. Read serially: the name and key of the previous block
+            // row when it had the device of the block row before it (as `inRun` says).
             var previous = PendingDevice(name: UnsafePointer(core.base), count: 0, hash: 0, tail: 0)
             // Read serially, the previous row's device when it was a block row (else -1).
             var previousDevice: Int32 = -1
-            // The row before had the device of the row before it, read the general way: a run
-            // of the device may follow (tried then only, so that a log whose devices change
-            // from row to row does not pay for the try).
+            // The row before, taken one row at a time (not in a run below), had the device of
+            // the row before it: a run of the device may follow (tried then only, so that a log
+            // whose devices change from row to row does not pay for the try).
             var inRun = false
             func resolve() {
                 waiting = false
@@ -572,8 +573,8 @@ extension CSVLogParser {
                     }
                     let d = Int(device)
                     if d >= known { last = devices.lastFixes(); known = devices.last.count }
-                    let previous = last.unsafelyUnwrapped[d]          // d < known: not empty
-                    guard f.time > previous.time || (f.time == previous.time && (f.lat != previous.lat || f.lon != previous.lon)) else {
+                    let prior = last.unsafelyUnwrapped[d]             // d < known: not empty
+                    guard f.time > prior.time || (f.time == prior.time && (f.lat != prior.lat || f.lon != prior.lon)) else {
                         try core.outOfOrder(Fix(device: device, time: f.time, lat: f.lat, lon: f.lon, accuracy: f.accuracy, offset: f.offset),
                                             line: line, devices)
                         continue

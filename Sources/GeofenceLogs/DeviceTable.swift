@@ -198,6 +198,7 @@ struct DeviceState {
     func equals(_ id: Int32, _ p: UnsafePointer<UInt8>, _ n: Int, tail: UInt64) -> Bool {
         let k = keys[Int(id)]
         guard k.tail == tail && k.count == n else { return false }
+        if n <= 8 { return true }
         let s = offsets[Int(id)]
         return bytes.withUnsafeBufferPointer { b in Self.sameHead(b.baseAddress! + s, p, n) }
     }

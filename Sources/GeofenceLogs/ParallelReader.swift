@@ -266,9 +266,11 @@ final class ParseCrew: @unchecked Sendable {
         for _ in 0..<start { DispatchQueue.global().async { self.work() } }
     }
 
-    /// Sets the work the first thread to find no chunk left does before it leaves (replacing
-    /// any not yet begun), so that it does not wait idle while the reader joins.
-    func whenIdle(_ task: @escaping @Sendable () -> Void) {
+    /// Sets the work that the next thread to find no chunk left does as it leaves (replacing
+    /// any not yet taken), so that it is not idle while the reader joins; nil drops it. The
+    /// thread no longer counts among the crew's while it does it: a round added meanwhile
+    /// starts a thread of its own.
+    func whenIdle(_ task: (@Sendable () -> Void)?) {
         pthread_mutex_lock(lock)
         idleTask = task
         pthread_mutex_unlock(lock)
@@ -281,17 +283,16 @@ final class ParseCrew: @unchecked Sendable {
             pthread_mutex_lock(lock)
             while let first = rounds.first, first.allTaken { rounds.removeFirst() }
             let next = rounds.first
-            let task = next == nil ? idleTask : nil
+            var task: (@Sendable () -> Void)? = nil
             if next == nil {
-                idleTask = nil
-                if task == nil { active -= 1 }
+                swap(&task, &idleTask)
+                active -= 1
             }
             pthread_mutex_unlock(lock)
-            if let task {
-                task()
-                continue
+            guard let next else {
+                task?()
+                return
             }
-            guard let next else { return }
             next.run()
         }
     }
@@ -488,11 +489,15 @@ struct ParallelReader {
         }
         pending = .parse(starts: starts, end: roundEnd, windowEnd: e0, endsFile: endsFile, work: work, set: set)
         if source.isMapped && !eof {
-            // The next round's pages mapped by a worker with nothing left to parse, while this
-            // round is joined: otherwise the first touch of each (the next cut first, on the
-            // reader's thread) waits for the page fault.
+            // The next round's pages mapped by a worker with nothing left to parse (mostly while
+            // this round is joined): otherwise the first touch of each (the next cut first, on
+            // the reader's thread) waits for a page fault. The task holds the source, and so the
+            // mapping, until it is done or dropped (``waitIdle()``).
             let next = UnsafeShared(base: base + roundEnd), count = Swift.min(target, core.end - roundEnd)
-            crew.whenIdle { MappedFile.populate(UnsafeMutableRawPointer(next.base), count) }
+            let mapping = UncheckedSendable(source)
+            crew.whenIdle {
+                withExtendedLifetime(mapping) { MappedFile.populate(UnsafeMutableRawPointer(next.base), count) }
+            }
         }
         if background {
             // Half the threads (the caller's evaluation has the others); the caller takes the
@@ -505,9 +510,11 @@ struct ParallelReader {
         }
     }
 
-    /// Waits for the pending round's parse, if any (before the window or the reader goes away).
+    /// Waits for the pending round's parse, if any (before the window or the reader goes away),
+    /// and drops the crew's idle task if no thread has taken it.
     mutating func waitIdle() {
         if case .parse(_, _, _, _, let work, _)? = pending { work.wait() }
+        crew.whenIdle(nil)
     }
 
     /// Joins the pending round in file order (a chunk's lines count from its start), or reads

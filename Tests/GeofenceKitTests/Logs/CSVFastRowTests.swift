@@ -685,7 +685,7 @@ final class CSVFastRowTests: XCTestCase {
                 case 3: lon = " " + lon
                 case 4: lat = "-" + lat
                 // The same digits, points and delimiters as the layout, one byte of another kind.
-                case 5: lat = lat.first == "-" ? "+" + lat.dropFirst() : "+" + lat.dropFirst()
+                case 5: if lat.first == "-" { lat = "+" + lat.dropFirst() }
                 case 6: lon = lon.replacingOccurrences(of: ".", with: "x")
                 default: break
                 }
