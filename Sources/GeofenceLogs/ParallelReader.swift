@@ -601,11 +601,12 @@ struct ParallelReader {
     mutating func join(_ r: inout ChunkResult, parser: LineParser, from: Int, to: Int, roundEnd: Int, endsFile: Bool,
                        _ core: inout ReadCore, _ devices: inout DeviceState, _ out: inout [Fix]) throws(GeofenceError) {
         let lineBase = core.line
+        // The unit this chunk's worker resolved, taken once its rows are joined (or, when the
+        // join stops at one of them, if a row before it resolved it).
+        var unitToApply: (unit: TimeUnit, first: Double)? = nil
         if let (unit, first) = r.resolvedUnit {
             if core.timeUnit == .auto {
-                core.timeUnit = unit
-                core.timeUnitDetected = true
-                core.firstNumericTime = first
+                unitToApply = (unit, first)
             } else if core.timeUnit != unit {
                 // An earlier chunk of this round chose another unit: read this one with it.
                 let again = ChunkSettings(path: core.path, strict: core.strict, fileIndex: core.fileIndex, timeUnit: core.timeUnit,
@@ -641,79 +642,94 @@ struct ParallelReader {
             let rest = Double(roundEnd - from) / Double(to - from) * Double(r.fixes.count)
             out.reserveCapacity(out.count + Swift.max(r.fixes.count, Int(rest * 1.1)))
         }
-        try r.devices.bytes.withUnsafeBufferPointer { (names) throws(GeofenceError) in
-            try global.withUnsafeMutableBufferPointer { (global) throws(GeofenceError) in
-                try lines.withUnsafeBufferPointer { (lines) throws(GeofenceError) in
-                    try r.fixes.withUnsafeMutableBufferPointer { (fixes) throws(GeofenceError) in
-                        // Fixes accepted by the common path are moved down to fixes[0..<kept]
-                        // (mapped), and appended to `out` in one copy before anything else is.
-                        var kept = 0
-                        var j = 0
-                        while j < fixes.count {
-                            // The common fix, without a call: a device already mapped (or found by
-                            // the worker), or new to the reader and added to its table right here
-                            // (at its first fix, as the general path below adds it), whose previous
-                            // fix it follows. `last` is fetched again whenever a new device may
-                            // have moved its storage.
-                            var last = devices.lastFixes()
+        do {
+            try r.devices.bytes.withUnsafeBufferPointer { (names) throws(GeofenceError) in
+                try global.withUnsafeMutableBufferPointer { (global) throws(GeofenceError) in
+                    try lines.withUnsafeBufferPointer { (lines) throws(GeofenceError) in
+                        try r.fixes.withUnsafeMutableBufferPointer { (fixes) throws(GeofenceError) in
+                            // Fixes accepted by the common path are moved down to fixes[0..<kept]
+                            // (mapped), and appended to `out` in one copy before anything else is.
+                            var kept = 0
+                            var j = 0
                             while j < fixes.count {
-                                var f = fixes[j]
-                                var g = f.device < 0 ? KnownDevices.index(f.device) : global[Int(f.device)]
-                                if g < 0 {
-                                    let local = Int(f.device), s = offsets[local], e = offsets[local + 1]
-                                    // A name the table refuses (the general path reports it).
-                                    if local &+ Self.slotLead < localKeys.count {
-                                        geofence_prefetch(devices.slotAddress(localKeys[local &+ Self.slotLead].hash))
+                                // The common fix, without a call: a device already mapped (or found by
+                                // the worker), or new to the reader and added to its table right here
+                                // (at its first fix, as the general path below adds it), whose previous
+                                // fix it follows. `last` is fetched again whenever a new device may
+                                // have moved its storage.
+                                var last = devices.lastFixes()
+                                while j < fixes.count {
+                                    var f = fixes[j]
+                                    var g = f.device < 0 ? KnownDevices.index(f.device) : global[Int(f.device)]
+                                    if g < 0 {
+                                        let local = Int(f.device), s = offsets[local], e = offsets[local + 1]
+                                        // A name the table refuses (the general path reports it).
+                                        if local &+ Self.slotLead < localKeys.count {
+                                            geofence_prefetch(devices.slotAddress(localKeys[local &+ Self.slotLead].hash))
+                                        }
+                                        // Half as far on, that slot is there: the key it points to
+                                        // (the probe compares it first) asked for in turn.
+                                        if local &+ Self.slotLead / 2 < localKeys.count,
+                                           let key = devices.firstKeyAddress(localKeys[local &+ Self.slotLead / 2].hash) {
+                                            geofence_prefetch(key)
+                                        }
+                                        let key = localKeys[local]
+                                        guard e > s, let d = devices.intern(names.baseAddress! + s, e - s, hash: key.hash, tail: key.tail) else { break }
+                                        g = d
+                                        global[local] = d
+                                        last = devices.lastFixes()
                                     }
-                                    // Half as far on, that slot is there: the key it points to
-                                    // (the probe compares it first) asked for in turn.
-                                    if local &+ Self.slotLead / 2 < localKeys.count,
-                                       let key = devices.firstKeyAddress(localKeys[local &+ Self.slotLead / 2].hash) {
-                                        geofence_prefetch(key)
-                                    }
-                                    let key = localKeys[local]
-                                    guard e > s, let d = devices.intern(names.baseAddress! + s, e - s, hash: key.hash, tail: key.tail) else { break }
-                                    g = d
-                                    global[local] = d
-                                    last = devices.lastFixes()
+                                    let l = last.unsafelyUnwrapped[Int(g)]
+                                    guard f.time > l.time || (f.time == l.time && (f.lat != l.lat || f.lon != l.lon)) else { break }
+                                    last.unsafelyUnwrapped[Int(g)] = DeviceState.LastFix(time: f.time, lat: f.lat, lon: f.lon, line: lineBase + lines[j], file: fileIndex)
+                                    f.device = g
+                                    fixes[kept] = f
+                                    kept += 1
+                                    j += 1
                                 }
-                                let l = last.unsafelyUnwrapped[Int(g)]
-                                guard f.time > l.time || (f.time == l.time && (f.lat != l.lat || f.lon != l.lon)) else { break }
-                                last.unsafelyUnwrapped[Int(g)] = DeviceState.LastFix(time: f.time, lat: f.lat, lon: f.lon, line: lineBase + lines[j], file: fileIndex)
-                                f.device = g
-                                fixes[kept] = f
-                                kept += 1
+                                guard j < fixes.count else { break }
+                                out.append(contentsOf: UnsafeBufferPointer(rebasing: fixes[0..<kept]))
+                                kept = 0
+                                // A device new to the reader, or a fix out of order (reported as a serial read would).
+                                var f = fixes[j]
+                                if f.device < 0 {
+                                    f.device = KnownDevices.index(f.device)
+                                } else {
+                                    let local = Int(f.device)
+                                    var g = global[local]
+                                    if g < 0 {
+                                        let s = offsets[local], e = offsets[local + 1]
+                                        guard let d = try core.device(names.baseAddress! + s, e - s, line: lineBase + lines[j], &devices) else {
+                                            j += 1
+                                            continue
+                                        }
+                                        g = d
+                                        global[local] = g
+                                    }
+                                    f.device = g
+                                }
+                                try core.accept(f, line: lineBase + lines[j], &devices, &out)
                                 j += 1
                             }
-                            guard j < fixes.count else { break }
                             out.append(contentsOf: UnsafeBufferPointer(rebasing: fixes[0..<kept]))
-                            kept = 0
-                            // A device new to the reader, or a fix out of order (reported as a serial read would).
-                            var f = fixes[j]
-                            if f.device < 0 {
-                                f.device = KnownDevices.index(f.device)
-                            } else {
-                                let local = Int(f.device)
-                                var g = global[local]
-                                if g < 0 {
-                                    let s = offsets[local], e = offsets[local + 1]
-                                    guard let d = try core.device(names.baseAddress! + s, e - s, line: lineBase + lines[j], &devices) else {
-                                        j += 1
-                                        continue
-                                    }
-                                    g = d
-                                    global[local] = g
-                                }
-                                f.device = g
-                            }
-                            try core.accept(f, line: lineBase + lines[j], &devices, &out)
-                            j += 1
                         }
-                        out.append(contentsOf: UnsafeBufferPointer(rebasing: fixes[0..<kept]))
                     }
                 }
             }
+        } catch {
+            // Thrown at a row of this chunk (strict: out of order, a duplicate): the unit its
+            // worker resolved counts only if a row up to that one resolved it, as a serial
+            // read would have met it.
+            let unset = ChunkSettings(path: core.path, strict: core.strict, fileIndex: core.fileIndex, timeUnit: core.timeUnit,
+                                      timeUnitDetected: core.timeUnitDetected, firstNumericTime: core.firstNumericTime,
+                                      timeRange: core.timeRange)
+            if let u = unitToApply, case .input(let e) = error, let l = e.location.line,
+               Self.resolvesUnit(parser, core.base, from: from, to: to, endsFile: endsFile, lines: l - lineBase, settings: unset) {
+                core.chooseUnit(u.unit, first: u.first)
+            }
+            throw error
         }
+        if let u = unitToApply { core.chooseUnit(u.unit, first: u.first) }
         if case .input(var e)? = r.error {
             if let l = e.location.line { e.location.line = lineBase + l }
             throw .input(e)
@@ -728,6 +744,22 @@ struct ParallelReader {
         }
         core.pos = to
         core.line = lineBase + r.endLine
+    }
+
+    /// Whether a time unit is resolved (a numeric time met) in the chunk's first `lines` lines
+    /// from `from` (at most up to `to`, which ends the file when `endsFile`), read again with
+    /// `settings` (the unit not chosen yet).
+    static func resolvesUnit(_ parser: LineParser, _ base: UnsafeMutablePointer<UInt8>, from: Int, to: Int, endsFile: Bool,
+                             lines: Int, settings: ChunkSettings) -> Bool {
+        var end = from, n = 0
+        while n < lines && end < to {
+            guard let nl = memchr(base + end, 0x0A, to - end) else { end = to; break }
+            end = base.distance(to: nl.assumingMemoryBound(to: UInt8.self)) + 1
+            n += 1
+        }
+        var scratch = ChunkResult()
+        parse(parser, base, from: from, to: end, endsFile: endsFile && end == to, settings, into: &scratch)
+        return scratch.resolvedUnit != nil
     }
 
     /// How many devices new to the reader ahead the join asks for the table slot of one.

@@ -243,6 +243,14 @@ struct ReadCore {
         return nil
     }
 
+    /// Takes `unit` as the one numeric times are read in, chosen at the numeric time `first`
+    /// (another reader's choice for the same log: a parse worker's).
+    mutating func chooseUnit(_ unit: TimeUnit, first: Double) {
+        timeUnit = unit
+        timeUnitDetected = true
+        firstNumericTime = first
+    }
+
     /// A numeric time in seconds, resolving ``TimeUnit/auto`` at the first finite one.
     @inline(__always)
     mutating func seconds(_ v: Double) -> Double {

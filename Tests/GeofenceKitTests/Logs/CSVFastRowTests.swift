@@ -709,8 +709,9 @@ final class CSVFastRowTests: XCTestCase {
 
     /// Runs of rows of one device (read in blocks, each run's rows after its first taken
     /// together): a duplicate (same time and position) and a fix at the same time elsewhere,
-    /// a time that goes back, one out of the accepted range, another device for one row, a row
-    /// the blocks leave, in the middle of runs. The same fixes, skips,
+    /// a time that goes back, one out of the accepted range, another device for one row, a
+    /// numeric time (the unit chosen there: a parallel read stopped at an earlier row, strict,
+    /// must not report it), a row the blocks leave, in the middle of runs. The same fixes, skips,
     /// messages and errors as rows read one at a time, serially and in parallel.
     func testRowBlocksRunsOfOneDevice() throws {
         let best = Int(geofence_plain_decimals_level(-1))
@@ -730,6 +731,7 @@ final class CSVFastRowTests: XCTestCase {
                 case 1: time = t - 30                                             // back in time
                 case 2: text += "other\(run),\(LogTime.format(Double(t))),1.5,2.5\n"
                 case 3: text += "\(device),1850-01-01T00:00:00Z,1.5,2.5\n"     // out of range
+                case 4: text += "\(device),\(t),\(lat),\(lon)\n"              // a numeric time
                 case 5: text += "\(device),\(LogTime.format(Double(t))),\(lat),x\n"  // left by the blocks
                 default:
                     t += 1 + Int(g.next() % 120)

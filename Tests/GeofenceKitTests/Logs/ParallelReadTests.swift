@@ -130,6 +130,35 @@ final class ParallelReadTests: XCTestCase {
         return s
     }
 
+    /// Strict, a read that stops at a row the join refuses (a time before the row before it)
+    /// reports the time unit only when a numeric time came before that row, as a serial read
+    /// does: a worker that met one further on in the same chunk does not set it. CSV and
+    /// NDJSON; the numeric time early, just before and after the refused row.
+    func testStrictStopReportsTheUnitOnlyIfReachedFirst() {
+        for ndjson in [false, true] {
+            for numericAt in [2, 6, 9] {
+                var text = ndjson ? "" : "device,time,lat,lon\n"
+                for row in 1...12 {
+                    let t = 1_750_000_000 + (row == 7 ? 5 : row) * 10       // row 7 goes back in time
+                    let time = row == numericAt ? "\(t)" : LogTime.format(Double(t))
+                    let lat = row == 7 ? "1.0" : "1.\(row)"
+                    if ndjson {
+                        let quoted = row == numericAt ? time : "\"\(time)\""
+                        text += "{\"device\":\"a\",\"time\":\(quoted),\"lat\":\(lat),\"lon\":2.0}\n"
+                    } else {
+                        text += "a,\(time),\(lat),2.0\n"
+                    }
+                }
+                let path = dir + "/unit\(numericAt)." + (ndjson ? "ndjson" : "csv")
+                FileManager.default.createFile(atPath: path, contents: Data(text.utf8))
+                let serial = Self.outcome(path, LogReaderOptions(), batch: 100)
+                XCTAssertNotNil(serial.error, "\(path)")
+                XCTAssertEqual(serial.unit != nil, numericAt < 7, "\(path)")
+                assertSameAsSerial(path, LogReaderOptions())
+            }
+        }
+    }
+
     /// The parse crew's idle task (the next round's pages mapped while a round is joined) runs
     /// once, on a crew thread that finds no chunk left to take (with two threads, at most one
     /// chunk is then still being parsed, by the other); a task set again before one runs
