@@ -441,8 +441,7 @@ extension CSVLogParser {
                                 t = day + Double(b.pointee.clock)
                             }
                             guard t >= earliest && t <= latest else { break }
-                            let (lat, lon, accuracy) = numeric ? (b.pointee.numbers.1, b.pointee.numbers.2, hasAccuracy ? b.pointee.numbers.3 : 0)
-                                                               : (b.pointee.numbers.0, b.pointee.numbers.1, hasAccuracy ? b.pointee.numbers.2 : 0)
+                            let (lat, lon, accuracy) = b.pointee.position(accuracy: hasAccuracy)
                             let device: Int32
                             if !deferred {
                                 guard t > l.time || (t == l.time && (lat != l.lat || lon != l.lon)) else { break }
@@ -485,8 +484,7 @@ extension CSVLogParser {
                             continue
                         }
                         blockIndex &+= 1
-                        let (lat, lon, accuracy) = numeric ? (b.numbers.1, b.numbers.2, hasAccuracy ? b.numbers.3 : 0)
-                                                           : (b.numbers.0, b.numbers.1, hasAccuracy ? b.numbers.2 : 0)
+                        let (lat, lon, accuracy) = b.position(accuracy: hasAccuracy)
                         core.lastOffset = 0
                         f = FastFields(time: t, lat: lat, lon: lon, accuracy: accuracy, offset: 0, deviceStart: core.pos,
                                        deviceEnd: core.pos &+ Int(b.device_end), next: core.pos &+ Int(b.next))
@@ -612,5 +610,13 @@ extension CSVLogParser {
         var count: Int
         var hash: UInt64
         var tail: UInt64
+    }
+}
+
+extension geofence_row {
+    /// The row's latitude, longitude and accuracy (0 without the column): its numbers after
+    /// the time when that is numeric (a negative `clock`), from the first one otherwise.
+    @inline(__always) func position(accuracy: Bool) -> (lat: Double, lon: Double, accuracy: Double) {
+        clock < 0 ? (numbers.1, numbers.2, accuracy ? numbers.3 : 0) : (numbers.0, numbers.1, accuracy ? numbers.2 : 0)
     }
 }
