@@ -413,7 +413,7 @@ extension CSVLogParser {
                         }
                     }
                     // A run of block rows of the device of the row before it: each takes that
-                    // row's device (a parse worker's at once or when it is looked up) and is
+                    // row's device (a parse worker looks it up first if it is still waiting) and is
                     // staged here, as the rows below would be one by one, without their general
                     // steps; read serially, each is checked against the one before (time order,
                     // duplicates), and the device's last fix written once, at the run's end. The
@@ -426,6 +426,11 @@ extension CSVLogParser {
                         let day = Double(core.utcDay.seconds)
                         let d = Int(previousDevice)
                         var l = deferred ? DeviceState.LastFix() : last.unsafelyUnwrapped[d]
+                        // A parse worker looks the run's device up first, if the row before
+                        // is still waiting for it: every row of the run then takes it as is,
+                        // none waits (so none is visited again when the staged rows are resolved).
+                        if deferred && pending[staged &- 1].count != 0 { resolve() }
+                        let runDevice = deferred ? out[staged &- 1].device : previousDevice
                         while blockIndex < blockCount && staged < room {
                             let b = block + blockIndex
                             let name = p + core.pos
@@ -442,22 +447,16 @@ extension CSVLogParser {
                             }
                             guard t >= earliest && t <= latest else { break }
                             let (lat, lon, accuracy) = b.pointee.position(accuracy: hasAccuracy)
-                            let device: Int32
                             if !deferred {
                                 guard t > l.time || (t == l.time && (lat != l.lat || lon != l.lon)) else { break }
-                                device = previousDevice
                                 l = DeviceState.LastFix(time: t, lat: lat, lon: lon, line: core.line &+ 1, file: fileIndex)
-                            } else if pending[staged &- 1].count == 0 {
-                                device = out[staged &- 1].device
-                                pending[staged].count = 0
                             } else {
-                                pending[staged].count = -1
-                                device = -1
+                                pending[staged].count = 0
                             }
                             previous.name = name
                             core.line &+= 1
                             if deferred { stagedLines[staged] = core.line }
-                            (out + staged).initialize(to: Fix(device: device, time: t, lat: lat, lon: lon, accuracy: accuracy))
+                            (out + staged).initialize(to: Fix(device: runDevice, time: t, lat: lat, lon: lon, accuracy: accuracy))
                             staged &+= 1
                             core.pos &+= Int(b.pointee.next)
                             blockIndex &+= 1

@@ -681,11 +681,32 @@ struct ParallelReader {
                                     }
                                     let l = last.unsafelyUnwrapped[Int(g)]
                                     guard f.time > l.time || (f.time == l.time && (f.lat != l.lat || f.lon != l.lon)) else { break }
-                                    last.unsafelyUnwrapped[Int(g)] = DeviceState.LastFix(time: f.time, lat: f.lat, lon: f.lon, line: lineBase + lines[j], file: fileIndex)
+                                    // The fixes after it of the same device (as the chunk numbers it), a
+                                    // run in a trace: each checked against the one before it, the
+                                    // device's last fix written once, after the run (or before the one
+                                    // out of order, which the loop above then meets again).
+                                    let chunkDevice = f.device
+                                    var previous = f
                                     f.device = g
                                     fixes[kept] = f
                                     kept += 1
                                     j += 1
+                                    while j < fixes.count && fixes[j].device == chunkDevice {
+                                        let h = fixes[j]
+                                        guard h.time > previous.time || (h.time == previous.time && (h.lat != previous.lat || h.lon != previous.lon))
+                                        else { break }
+                                        if kept == j {
+                                            fixes[j].device = g
+                                        } else {
+                                            fixes[kept] = h
+                                            fixes[kept].device = g
+                                        }
+                                        previous = h
+                                        kept += 1
+                                        j += 1
+                                    }
+                                    last.unsafelyUnwrapped[Int(g)] = DeviceState.LastFix(time: previous.time, lat: previous.lat, lon: previous.lon,
+                                                                                        line: lineBase + lines[j - 1], file: fileIndex)
                                 }
                                 guard j < fixes.count else { break }
                                 out.append(contentsOf: UnsafeBufferPointer(rebasing: fixes[0..<kept]))
