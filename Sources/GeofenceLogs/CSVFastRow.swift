@@ -448,7 +448,7 @@ extension CSVLogParser {
                             guard t >= earliest && t <= latest else { break }
                             let (lat, lon, accuracy) = b.pointee.position(accuracy: hasAccuracy)
                             if !deferred {
-                                guard t > l.time || (t == l.time && (lat != l.lat || lon != l.lon)) else { break }
+                                guard l.isFollowed(by: t, lat, lon) else { break }
                                 l = DeviceState.LastFix(time: t, lat: lat, lon: lon, line: core.line &+ 1, file: fileIndex)
                             } else {
                                 pending[staged].count = 0
@@ -571,7 +571,7 @@ extension CSVLogParser {
                     let d = Int(device)
                     if d >= known { last = devices.lastFixes(); known = devices.last.count }
                     let prior = last.unsafelyUnwrapped[d]             // d < known: not empty
-                    guard f.time > prior.time || (f.time == prior.time && (f.lat != prior.lat || f.lon != prior.lon)) else {
+                    guard prior.isFollowed(by: f.time, f.lat, f.lon) else {
                         try core.outOfOrder(Fix(device: device, time: f.time, lat: f.lat, lon: f.lon, accuracy: f.accuracy, offset: f.offset),
                                             line: line, devices)
                         continue

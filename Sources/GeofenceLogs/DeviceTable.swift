@@ -127,6 +127,19 @@ struct DeviceState {
         var line = 0
         /// Index into `files`.
         var file: Int32 = -1
+
+        /// Whether a fix at `time`, `lat`, `lon` may follow this one (``follows(_:_:_:after:_:_:)``).
+        @inline(__always) func isFollowed(by time: Double, _ lat: Double, _ lon: Double) -> Bool {
+            DeviceState.follows(time, lat, lon, after: self.time, self.lat, self.lon)
+        }
+    }
+
+    /// The time order of a device's fixes (docs/logs.md#time-order-per-device): a fix may
+    /// follow another when it is later, or at the same time elsewhere (the same time and place
+    /// is a duplicate; accuracy is not compared).
+    @inline(__always) static func follows(_ time: Double, _ lat: Double, _ lon: Double,
+                                          after t: Double, _ la: Double, _ lo: Double) -> Bool {
+        time > t || (time == t && (lat != la || lon != lo))
     }
 
     /// What a probe compares before any name byte: the hash, the length and the name's last

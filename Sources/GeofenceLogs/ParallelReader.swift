@@ -680,7 +680,7 @@ struct ParallelReader {
                                         last = devices.lastFixes()
                                     }
                                     let l = last.unsafelyUnwrapped[Int(g)]
-                                    guard f.time > l.time || (f.time == l.time && (f.lat != l.lat || f.lon != l.lon)) else { break }
+                                    guard l.isFollowed(by: f.time, f.lat, f.lon) else { break }
                                     // The fixes after it of the same device (as the chunk numbers it), a
                                     // run in a trace: each checked against the one before it, the
                                     // device's last fix written once, after the run (or before the one
@@ -693,8 +693,7 @@ struct ParallelReader {
                                     j += 1
                                     while j < fixes.count && fixes[j].device == chunkDevice {
                                         let h = fixes[j]
-                                        guard h.time > previous.time || (h.time == previous.time && (h.lat != previous.lat || h.lon != previous.lon))
-                                        else { break }
+                                        guard DeviceState.follows(h.time, h.lat, h.lon, after: previous.time, previous.lat, previous.lon) else { break }
                                         if kept == j {
                                             fixes[j].device = g
                                         } else {

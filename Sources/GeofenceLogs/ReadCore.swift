@@ -314,7 +314,7 @@ struct ReadCore {
         }
         let d = Int(fix.device)
         let last = devices.last[d]
-        if fix.time > last.time || (fix.time == last.time && (fix.lat != last.lat || fix.lon != last.lon)) {
+        if last.isFollowed(by: fix.time, fix.lat, fix.lon) {
             devices.last[d] = DeviceState.LastFix(time: fix.time, lat: fix.lat, lon: fix.lon, line: line, file: fileIndex)
             batch.append(fix)
             return
