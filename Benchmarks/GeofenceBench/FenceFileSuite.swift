@@ -167,8 +167,9 @@ struct FenceFileSuite {
         let handle: FileHandle
         var buffer: [UInt8] = []
         init(_ path: String) throws {
-            FileManager.default.createFile(atPath: path, contents: nil)
-            guard let h = FileHandle(forWritingAtPath: path) else { throw CocoaError(.fileWriteUnknown) }
+            guard FileManager.default.createFile(atPath: path, contents: nil), let h = FileHandle(forWritingAtPath: path) else {
+                throw CocoaError(.fileWriteUnknown)
+            }
             handle = h
             buffer.reserveCapacity(1 << 20)
         }

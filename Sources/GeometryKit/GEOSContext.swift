@@ -42,13 +42,13 @@ public final class GEOSContext {
         // Returns the previous handler; cannot fail. GEOS formats the message itself before
         // calling a `_r` message handler, so `message` is final text, not a printf format.
         // The context is unretained: it outlives every call GEOS makes on its handle.
-        geos.GEOSContext_setErrorMessageHandler_r(handle, { message, userData in
+        _ = geos.GEOSContext_setErrorMessageHandler_r(handle, { message, userData in
             guard let message, let userData else { return }
             Unmanaged<GEOSContext>.fromOpaque(userData).takeUnretainedValue()
                 .errorMessages.append(String(cString: message))
         }, me)
         // Returns the previous handler; cannot fail.
-        geos.GEOSContext_setNoticeMessageHandler_r(handle, { message, userData in
+        _ = geos.GEOSContext_setNoticeMessageHandler_r(handle, { message, userData in
             guard let message, let userData else { return }
             Unmanaged<GEOSContext>.fromOpaque(userData).takeUnretainedValue()
                 .noticeMessages.append(String(cString: message))

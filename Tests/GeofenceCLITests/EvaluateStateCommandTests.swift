@@ -119,7 +119,7 @@ extension EvaluateStateCommandTests {
         gen.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         gen.arguments = ["python3", CLI.packageRoot.appendingPathComponent("scripts/gen-log").path, "--fixes", "1500000",
                          "--devices", "3000", "--bbox=-76.5,36.5,-76.33,36.64"]
-        FileManager.default.createFile(atPath: log, contents: nil)
+        XCTAssertTrue(FileManager.default.createFile(atPath: log, contents: nil))
         gen.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
         try gen.run()
         gen.waitUntilExit()

@@ -11,7 +11,7 @@ final class OutputFailureTests: XCTestCase {
         p.arguments = args
         let full = try XCTUnwrap(FileHandle(forWritingAtPath: "/dev/full"))
         let other = CLI.tempPath("other")
-        FileManager.default.createFile(atPath: other, contents: nil)
+        XCTAssertTrue(FileManager.default.createFile(atPath: other, contents: nil))
         defer { try? FileManager.default.removeItem(atPath: other) }
         let otherHandle = try FileHandle(forWritingTo: URL(fileURLWithPath: other))
         if stderrFull { p.standardError = full; p.standardOutput = otherHandle } else { p.standardOutput = full; p.standardError = otherHandle }

@@ -298,7 +298,7 @@ final class MappedSectionTests: XCTestCase {
                 XCTAssertEqual((e as? GeofenceError)?.category, .ioFailure)
             }
             // No output computed from them is committed.
-            FileManager.default.createFile(atPath: tmp, contents: Data("x\n".utf8))
+            XCTAssertTrue(FileManager.default.createFile(atPath: tmp, contents: Data("x\n".utf8)))
             XCTAssertThrowsError(try AtomicFile.commit(tmp, to: out))
             XCTAssertFalse(FileManager.default.fileExists(atPath: out))
             XCTAssertFalse(FileManager.default.fileExists(atPath: tmp))

@@ -62,7 +62,7 @@ final class PlannerTests: XCTestCase {
         for k in 0..<18 { circles.append(("near\(k)", 40.0 + Double(k + 1) * 0.001, 0.0, 10)) }
         circles.append(("tie-b", 40.0, 0.05, 10))
         circles.append(("tie-a", 40.0, -0.05, 10))
-        let (index, os) = try make(circles)
+        let (index, _) = try make(circles)
         XCTAssertEqual(index.distance(to: 18, lat: 40, lon: 0), index.distance(to: 19, lat: 40, lon: 0))
         for order in [circles, circles.reversed()] {
             let (ix, oc) = try make(order)

@@ -442,7 +442,7 @@ final class CSVFastRowTests: XCTestCase {
 
     func write(_ bytes: [UInt8], _ name: String) -> String {
         let path = dir + "/" + name
-        FileManager.default.createFile(atPath: path, contents: Data(bytes))
+        XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: Data(bytes)))
         return path
     }
 

@@ -32,7 +32,7 @@ final class GzipWholeTests: XCTestCase {
         XCTAssertEqual(whole(member), bytes(csv))
         // Two members (cat a.gz b.gz): declined, and the streaming reader reads both.
         let two = tmp + "/two.csv.gz"
-        FileManager.default.createFile(atPath: two, contents: Data(member + member))
+        XCTAssertTrue(FileManager.default.createFile(atPath: two, contents: Data(member + member)))
         XCTAssertNil(whole(member + member))
         // Truncated, or a byte of the data or of the trailer changed: declined.
         XCTAssertNil(whole(Array(member.dropLast(9))))
@@ -48,7 +48,7 @@ final class GzipWholeTests: XCTestCase {
         XCTAssertTrue(reader.isCompressed)
         XCTAssertEqual(fixes, plain)
         let cut = tmp + "/cut.csv.gz"
-        FileManager.default.createFile(atPath: cut, contents: Data(member.dropLast(9)))
+        XCTAssertTrue(FileManager.default.createFile(atPath: cut, contents: Data(member.dropLast(9))))
         XCTAssertTrue("\(strictError(cut).map { "\($0)" } ?? "")".contains("unexpected end of file"))
     }
 
@@ -67,11 +67,11 @@ final class GzipWholeTests: XCTestCase {
         let two = tmp + "/two.csv.gz", cut = tmp + "/cut.csv.gz", damaged = tmp + "/damaged.csv.gz"
         let empty = tmp + "/empty.gz"
         XCTAssertEqual(runTool("/bin/gzip", ["-c", "/dev/null"], stdout: empty), 0)
-        FileManager.default.createFile(atPath: two, contents: Data(member + bytes(empty)))     // a second, empty member
-        FileManager.default.createFile(atPath: cut, contents: Data(member.dropLast(9)))
+        XCTAssertTrue(FileManager.default.createFile(atPath: two, contents: Data(member + bytes(empty))))     // a second, empty member
+        XCTAssertTrue(FileManager.default.createFile(atPath: cut, contents: Data(member.dropLast(9))))
         var flipped = member
         flipped[member.count / 2] ^= 0x5A
-        FileManager.default.createFile(atPath: damaged, contents: Data(flipped))
+        XCTAssertTrue(FileManager.default.createFile(atPath: damaged, contents: Data(flipped)))
         defer { ByteSource.wholeGzipBytes = 8 << 20 }
         var serialErrors: [String]? = nil
         for (threads, part) in [(1, 1 << 20), (2, 1 << 20), (2, 4096), (8, 4096)] {
@@ -112,14 +112,14 @@ final class GzipWholeHandOverTests: XCTestCase {
 
     func gzip(_ bytes: [UInt8], _ name: String) -> [UInt8] {
         let plain = tmp + "/" + name
-        FileManager.default.createFile(atPath: plain, contents: Data(bytes))
+        XCTAssertTrue(FileManager.default.createFile(atPath: plain, contents: Data(bytes)))
         XCTAssertEqual(runTool("/bin/gzip", ["-f", plain]), 0)
         return Array(FileManager.default.contents(atPath: plain + ".gz")!)
     }
 
     func write(_ bytes: [UInt8], _ name: String) -> String {
         let path = tmp + "/" + name
-        FileManager.default.createFile(atPath: path, contents: Data(bytes))
+        XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: Data(bytes)))
         return path
     }
 

@@ -150,7 +150,7 @@ final class ParallelReadTests: XCTestCase {
                     }
                 }
                 let path = dir + "/unit\(numericAt)." + (ndjson ? "ndjson" : "csv")
-                FileManager.default.createFile(atPath: path, contents: Data(text.utf8))
+                XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: Data(text.utf8)))
                 let serial = Self.outcome(path, LogReaderOptions(), batch: 100)
                 XCTAssertNotNil(serial.error, "\(path)")
                 XCTAssertEqual(serial.unit != nil, numericAt < 7, "\(path)")
@@ -185,7 +185,7 @@ final class ParallelReadTests: XCTestCase {
         // A mapping's pages populated: the call leaves the bytes as they were.
         let path = dir + "/populate.txt"
         let text = String(repeating: "0123456789", count: 5000)
-        FileManager.default.createFile(atPath: path, contents: Data(text.utf8))
+        XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: Data(text.utf8)))
         let fd = open(path, O_RDONLY)
         defer { close(fd) }
         guard let mapped = MappedFile(fd: fd, size: text.utf8.count) else { return XCTFail("not mapped") }

@@ -20,7 +20,7 @@ final class StreamingTests: XCTestCase {
     /// Writes a ~`megabytes` MB CSV log of `devices` interleaved devices; returns (path, rows).
     func generate(megabytes: Int, devices: Int) -> (String, Int) {
         let path = tmp + "/big.csv"
-        FileManager.default.createFile(atPath: path, contents: nil)
+        XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: nil))
         let handle = FileHandle(forWritingAtPath: path)!
         var chunk = Array("device,time,lat,lon,accuracy,note\n".utf8)
         var written = 0, rows = 0
