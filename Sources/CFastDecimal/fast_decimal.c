@@ -460,9 +460,9 @@ static inline int row_end(const unsigned char *p, const unsigned end, const unsi
 
 // The layout of a row's numbers as bounds() found it, kept from one row of a block to the
 // next: its masks from the first number on (cut to the 16 * N bytes bounds() reads and to the
-// row's line feed) and N, and what bounds() made of them. bounds() depends on nothing else, so a row whose masks are the
-// same (the usual case in a trace: numbers of the same lengths, signs and points) takes its
-// results without running it again.
+// row's line feed) and N, and what bounds() made of them. bounds() depends on nothing else, so
+// a row whose masks are the same (the usual case in a trace: numbers of the same lengths, signs
+// and points) takes its results without running it again.
 typedef struct {
     uint64_t G, P, M, D;
     int N;

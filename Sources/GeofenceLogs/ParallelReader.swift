@@ -464,9 +464,7 @@ struct ParallelReader {
         let chunkCount = starts.count
 
         let window = UnsafeShared(base: base)
-        var roundSettings = ChunkSettings(path: core.path, strict: core.strict, fileIndex: core.fileIndex, timeUnit: core.timeUnit,
-                                     timeUnitDetected: core.timeUnitDetected, firstNumericTime: core.firstNumericTime,
-                                     timeRange: core.timeRange, known: nil)
+        var roundSettings = ChunkSettings(core)
         let set = nextSlots
         nextSlots = 1 - nextSlots
         // While most rows bring a device new to the reader, a look-up in the table finds
@@ -609,9 +607,7 @@ struct ParallelReader {
                 unitToApply = (unit, first)
             } else if core.timeUnit != unit {
                 // An earlier chunk of this round chose another unit: read this one with it.
-                let again = ChunkSettings(path: core.path, strict: core.strict, fileIndex: core.fileIndex, timeUnit: core.timeUnit,
-                                          timeUnitDetected: core.timeUnitDetected, firstNumericTime: core.firstNumericTime,
-                                          timeRange: core.timeRange)
+                let again = ChunkSettings(core)
                 Self.parse(parser, core.base, from: from, to: to, endsFile: endsFile, again, into: &r)
             }
         }
@@ -694,12 +690,8 @@ struct ParallelReader {
                                     while j < fixes.count && fixes[j].device == chunkDevice {
                                         let h = fixes[j]
                                         guard DeviceState.follows(h.time, h.lat, h.lon, after: previous.time, previous.lat, previous.lon) else { break }
-                                        if kept == j {
-                                            fixes[j].device = g
-                                        } else {
-                                            fixes[kept] = h
-                                            fixes[kept].device = g
-                                        }
+                                        fixes[kept] = h
+                                        fixes[kept].device = g
                                         previous = h
                                         kept += 1
                                         j += 1
@@ -740,9 +732,7 @@ struct ParallelReader {
             // Thrown at a row of this chunk (strict: out of order, a duplicate): the unit its
             // worker resolved counts only if a row up to that one resolved it, as a serial
             // read would have met it.
-            let unset = ChunkSettings(path: core.path, strict: core.strict, fileIndex: core.fileIndex, timeUnit: core.timeUnit,
-                                      timeUnitDetected: core.timeUnitDetected, firstNumericTime: core.firstNumericTime,
-                                      timeRange: core.timeRange)
+            let unset = ChunkSettings(core)
             if let u = unitToApply, case .input(let e) = error, let l = e.location.line,
                Self.resolvesUnit(parser, core.base, from: from, to: to, endsFile: endsFile, lines: l - lineBase, settings: unset) {
                 core.chooseUnit(u.unit, first: u.first)
@@ -854,6 +844,17 @@ struct ParallelReader {
         var timeRange: TimeRange
         /// The shared device table, read-only while the round is parsed.
         var known: KnownDevices? = nil
+
+        /// What a worker needs of the reader's state `core` as it is now (no shared table).
+        init(_ core: ReadCore) {
+            path = core.path
+            strict = core.strict
+            fileIndex = core.fileIndex
+            timeUnit = core.timeUnit
+            timeUnitDetected = core.timeUnitDetected
+            firstNumericTime = core.firstNumericTime
+            timeRange = core.timeRange
+        }
     }
 
     /// Parses `base[from..<to]` (whole records) with a private core, lines counted from 0.
