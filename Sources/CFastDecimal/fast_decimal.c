@@ -23,6 +23,20 @@ static int no_rows(const unsigned char *p, long last_start, int accuracy, unsign
 }
 
 geofence_rows_function geofence_standard_rows_run = no_rows;
+
+// Levels 0 and 1: no run read.
+static int no_run_rows(const unsigned char *p, long last_start, int accuracy, unsigned char delimiter, uint64_t day_head,
+                       uint16_t day_tail, geofence_run *run, geofence_fix *fixes, long *lines, int max, long *consumed,
+                       long *last_row, int *stopped) {
+    (void)p, (void)last_start, (void)accuracy, (void)delimiter, (void)day_head, (void)day_tail, (void)run, (void)fixes,
+        (void)lines, (void)max;
+    *consumed = 0;
+    *last_row = 0;
+    *stopped = 1;
+    return 0;
+}
+
+geofence_run_function geofence_run_rows_run = no_run_rows;
 static void choose_run(void);
 
 // The widest path the CPU takes, set once before main: 0 none (the caller's fallback), 1 SSSE3
@@ -496,17 +510,68 @@ AVX2 unsigned row_numbers(const row_masks m, const unsigned char *p, const unsig
     return e;
 }
 
+// The rest of a row whose device (1 byte or more) ends at d0, before its '\n' at nl: when the
+// byte 5 after the device's delimiter is '-', a time `YYYY-MM-DDThh:mm:ssZ` ('T', 't' or ' ';
+// 'Z' or 'z') ended by a delimiter, its separators and clock checked as LogTime.parseUTCSeconds
+// checks them (a leap second 60 taken), its date the one given; then the plain numbers as
+// bounds() checks them, the last ending the row at its '\n' (or a '\r' before it); lat within
+// [-90, 90], lon within [-180, 180], accuracy at least 0. Sets *clock (an ISO time's seconds
+// since midnight; -1: the time is numbers[0]) and the numbers. Returns the offset of the next
+// row; 0 for a row this path does not read; -1 when the time's date differs from the one given,
+// its separators and clock checked but the rest of the row not yet.
+AVX2 int row_rest(const row_masks m, const unsigned char *p, const unsigned d0, const unsigned nl, int accuracy,
+                  unsigned char delimiter, uint64_t day_head, uint16_t day_tail, numbers_layout *layout, int *clock,
+                  double *numbers) {
+    unsigned first;
+    int count;
+    if (p[d0 + 5] == '-') {
+        const unsigned char *t = p + d0 + 1;
+        if (t[20] != delimiter) return 0;
+        uint64_t head, middle, last, time;
+        uint16_t tail;
+        memcpy(&head, t, 8);
+        memcpy(&middle, t + 8, 8);
+        memcpy(&last, t + 12, 8);
+        memcpy(&tail, t + 8, 2);
+        memcpy(&time, t + 11, 8);
+        if ((head & 0xFF0000FF00000000u) != 0x2D00002D00000000u || (middle & 0x0000FF0000000000u) != 0x00003A0000000000u
+            || ((last | 0x2000000000000000u) & 0xFF0000FF00000000u) != 0x7A00003A00000000u)
+            return 0;
+        const unsigned separator = (unsigned)(middle >> 16) & 0xFF;
+        if ((separator | 0x20) != 0x74 && separator != 0x20) return 0;
+        // hh:mm:ss as one word: the colons' lanes set to '0', every lane a digit, each digit times
+        // ten plus the next (hours, minutes, seconds in lanes 0, 3 and 6).
+        const uint64_t c = (time & 0xFFFF00FFFF00FFFFu) | 0x0000300000300000u;
+        if (((c - 0x3030303030303030u) | (c + 0x4646464646464646u)) & 0x8080808080808080u) return 0;
+        const uint64_t dd = c - 0x3030303030303030u, pairs = dd * 10 + (dd >> 8);
+        const unsigned hour = pairs & 0xFF, minute = (pairs >> 24) & 0xFF, second = (pairs >> 48) & 0xFF;
+        if (hour > 23 || minute > 59 || second > 60) return 0;
+        if (head != day_head || tail != day_tail) return -1;
+        *clock = (int)(hour * 3600 + minute * 60 + second);
+        first = d0 + 22;
+        count = 2 + accuracy;
+    } else {
+        *clock = -1;
+        first = d0 + 1;
+        count = 3 + accuracy;
+    }
+    if (first >= nl) return 0;
+    // N constant in each call, for bounds()'s unrolled loops.
+    const unsigned e = count == 2 ? row_numbers(m, p, first, 2, nl, layout, numbers)
+                     : count == 3 ? row_numbers(m, p, first, 3, nl, layout, numbers)
+                                  : row_numbers(m, p, first, 4, nl, layout, numbers);
+    if (e == 0) return 0;
+    const double *v = numbers + (*clock < 0);
+    if (!(v[0] >= -90 && v[0] <= 90 && v[1] >= -180 && v[1] <= 180 && (!accuracy || v[2] >= 0))) return 0;
+    return (int)nl + 1;
+}
+
 // A row from the masks of its 64 bytes (the whole row with its '\n' within them): the device
 // (1 byte or more, none of S's, ended by the first delimiter) and its key as DeviceState makes
 // it (the name's last 1 to 8 bytes as the tail, the hash folded over the whole words before it,
-// then the length and the tail); when the byte 5 after the device's delimiter is '-', a time
-// `YYYY-MM-DDThh:mm:ssZ` ('T', 't' or ' '; 'Z' or 'z') ended by a delimiter, its separators
-// and clock checked as LogTime.parseUTCSeconds checks them (a leap second 60 taken), its date
-// the one given; then the plain numbers as bounds() checks them, the last ending the row at its
-// '\n' (or a '\r' before it); lat within [-90, 90], lon within [-180, 180], accuracy at least
-// 0. Returns the offset of the next row; 0 for a row this path does not read; -1 when the
-// time's date differs from the one given, its separators and clock checked but the rest of the
-// row not yet (row->device_end set: the caller converts the date, then reads the row again).
+// then the length and the tail), then the rest as row_rest() reads it. Returns the offset of the
+// next row; 0 for a row this path does not read; -1 when the time's date differs from the one
+// given (row->device_end set: the caller converts the date, then reads the row again).
 // The numbers are converted in 256-bit registers at both levels: on AMD Zen 4, which splits a
 // 512-bit operation in two, the 512-bit conversion of a row's four numbers was the slower
 // (docs/logs.md, "Row blocks").
@@ -517,47 +582,8 @@ AVX2 int row_read(const row_masks m, const unsigned char *p, int accuracy, unsig
     const unsigned d0 = (unsigned)__builtin_ctzll(m.D);
     if (d0 == 0 || d0 >= nl || (m.S & (((uint64_t)1 << d0) - 1))) return 0;
     row->device_end = (int)d0;
-    unsigned first;
-    int count;
-    if (p[d0 + 5] == '-') {
-        const unsigned char *t = p + d0 + 1;
-        if (t[20] != delimiter) return 0;
-        uint64_t head, middle, last, clock;
-        uint16_t tail;
-        memcpy(&head, t, 8);
-        memcpy(&middle, t + 8, 8);
-        memcpy(&last, t + 12, 8);
-        memcpy(&tail, t + 8, 2);
-        memcpy(&clock, t + 11, 8);
-        if ((head & 0xFF0000FF00000000u) != 0x2D00002D00000000u || (middle & 0x0000FF0000000000u) != 0x00003A0000000000u
-            || ((last | 0x2000000000000000u) & 0xFF0000FF00000000u) != 0x7A00003A00000000u)
-            return 0;
-        const unsigned separator = (unsigned)(middle >> 16) & 0xFF;
-        if ((separator | 0x20) != 0x74 && separator != 0x20) return 0;
-        // hh:mm:ss as one word: the colons' lanes set to '0', every lane a digit, each digit times
-        // ten plus the next (hours, minutes, seconds in lanes 0, 3 and 6).
-        const uint64_t c = (clock & 0xFFFF00FFFF00FFFFu) | 0x0000300000300000u;
-        if (((c - 0x3030303030303030u) | (c + 0x4646464646464646u)) & 0x8080808080808080u) return 0;
-        const uint64_t dd = c - 0x3030303030303030u, pairs = dd * 10 + (dd >> 8);
-        const unsigned hour = pairs & 0xFF, minute = (pairs >> 24) & 0xFF, second = (pairs >> 48) & 0xFF;
-        if (hour > 23 || minute > 59 || second > 60) return 0;
-        if (head != day_head || tail != day_tail) return -1;
-        row->clock = (int)(hour * 3600 + minute * 60 + second);
-        first = d0 + 22;
-        count = 2 + accuracy;
-    } else {
-        row->clock = -1;
-        first = d0 + 1;
-        count = 3 + accuracy;
-    }
-    if (first >= nl) return 0;
-    // N constant in each call, for bounds()'s unrolled loops.
-    const unsigned e = count == 2 ? row_numbers(m, p, first, 2, nl, layout, row->numbers)
-                     : count == 3 ? row_numbers(m, p, first, 3, nl, layout, row->numbers)
-                                  : row_numbers(m, p, first, 4, nl, layout, row->numbers);
-    if (e == 0) return 0;
-    const double *v = row->numbers + (row->clock < 0);
-    if (!(v[0] >= -90 && v[0] <= 90 && v[1] >= -180 && v[1] <= 180 && (!accuracy || v[2] >= 0))) return 0;
+    const int next = row_rest(m, p, d0, nl, accuracy, delimiter, day_head, day_tail, layout, &row->clock, row->numbers);
+    if (next <= 0) return next;
     const unsigned last_word = (d0 - 1) & ~7u, rest = d0 - last_word;
     uint64_t word, h = 0x9E3779B97F4A7C15u ^ (uint64_t)d0;
     for (unsigned i = 0; i < last_word; i += 8) {
@@ -567,8 +593,61 @@ AVX2 int row_read(const row_masks m, const unsigned char *p, int accuracy, unsig
     memcpy(&word, p + last_word, 8);
     row->tail = word & (~(uint64_t)0 >> (64 - 8 * rest));
     row->hash = fold(h ^ 0xE7037ED1A0B428DBu, row->tail ^ 0x8EBC6AF09C88C6E3u);
-    row->next = (int)nl + 1;
-    return (int)nl + 1;
+    row->next = next;
+    return next;
+}
+
+// Whether the n bytes (1 or more) at a and b are the same (8 more readable after each).
+static inline int same_bytes(const unsigned char *a, const unsigned char *b, const unsigned n) {
+    uint64_t x, y;
+    unsigned i = 0;
+    for (; i + 8 < n; i += 8) {
+        memcpy(&x, a + i, 8);
+        memcpy(&y, b + i, 8);
+        if (x != y) return 0;
+    }
+    memcpy(&x, a + i, 8);
+    memcpy(&y, b + i, 8);
+    return ((x ^ y) & (~(uint64_t)0 >> (64 - 8 * (n - i)))) == 0;
+}
+
+// A row of a run (geofence_run_rows): its device the run's name, then the rest as row_rest()
+// reads it, its time in the range and (with run->order) following the run's last fix; its fix
+// written to *fix and made the run's last. Returns the offset of the next row, or 0 for a row
+// that ends the run (a new date too: the caller's row blocks convert it).
+AVX2 int run_read(const row_masks m, const unsigned char *p, int accuracy, unsigned char delimiter, uint64_t day_head,
+                  uint16_t day_tail, numbers_layout *layout, geofence_run *run, geofence_fix *fix) {
+    if (m.N == 0 || m.D == 0) return 0;
+    const unsigned nl = (unsigned)__builtin_ctzll(m.N);
+    const unsigned d0 = (unsigned)__builtin_ctzll(m.D);
+    if (d0 != (unsigned)run->name_length || d0 >= nl || !same_bytes(p, run->name, d0)) return 0;
+    int clock;
+    double v[4];
+    const int next = row_rest(m, p, d0, nl, accuracy, delimiter, day_head, day_tail, layout, &clock, v);
+    if (next <= 0) return 0;
+    double t;
+    const double *position = v;
+    if (clock < 0) {
+        if (run->per_second == 0) return 0;
+        t = v[0] / run->per_second;
+        position = v + 1;
+    } else {
+        t = run->day + (double)clock;
+    }
+    if (!(t >= run->earliest && t <= run->latest)) return 0;
+    const double lat = position[0], lon = position[1], a = accuracy ? position[2] : 0;
+    // DeviceState.follows: later, or the same time elsewhere.
+    if (run->order && !(t > run->time || (t == run->time && (lat != run->lat || lon != run->lon)))) return 0;
+    run->time = t;
+    run->lat = lat;
+    run->lon = lon;
+    fix->device = run->device;
+    fix->offset = 0;
+    fix->time = t;
+    fix->lat = lat;
+    fix->lon = lon;
+    fix->accuracy = a;
+    return next;
 }
 
 // geofence_standard_rows at a level (`masks` its row_masks function): rows one after the other
@@ -605,6 +684,48 @@ __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,bmi,popcnt"))) static 
                                                                                         geofence_row *rows, int max, int *new_day) {
     ROWS(row_masks512)
 }
+
+// geofence_run_rows at a level (`masks` its row_masks function).
+#define RUN(masks)                                                                                                     \
+    long at = 0, last = 0;                                                                                             \
+    int k = 0;                                                                                                         \
+    *stopped = 0;                                                                                                      \
+    if (delimiter == '-' || delimiter == '.' || (delimiter >= '0' && delimiter <= '9') || delimiter == '\n'           \
+        || delimiter == '\r' || delimiter == '"' || run->name_length < 1) {                                           \
+        *stopped = 1;                                                                                                  \
+        max = 0;                                                                                                       \
+    }                                                                                                                  \
+    numbers_layout layout = {0, 0, 0, 0, 0, 0, {0, 0, 0, 0}, {0, 0, 0, 0}, {0, 0, 0, 0}};                            \
+    while (k < max && at <= last_start) {                                                                              \
+        const int next = run_read(masks(p + at, delimiter), p + at, accuracy, delimiter, day_head, day_tail, &layout,  \
+                                  run, fixes + k);                                                                     \
+        if (next <= 0) {                                                                                               \
+            *stopped = 1;                                                                                              \
+            break;                                                                                                     \
+        }                                                                                                              \
+        if (lines) lines[k] = run->line + 1 + k;                                                                       \
+        last = at;                                                                                                     \
+        at += next;                                                                                                    \
+        k++;                                                                                                           \
+    }                                                                                                                  \
+    run->line += k;                                                                                                    \
+    *consumed = at;                                                                                                    \
+    *last_row = last;                                                                                                  \
+    return k;
+
+__attribute__((target("avx2,bmi,popcnt"))) static int run_rows256(const unsigned char *p, long last_start, int accuracy,
+                                                                 unsigned char delimiter, uint64_t day_head, uint16_t day_tail,
+                                                                 geofence_run *run, geofence_fix *fixes, long *lines, int max,
+                                                                 long *consumed, long *last_row, int *stopped) {
+    RUN(row_masks256)
+}
+
+__attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,bmi,popcnt"))) static int run_rows512(
+    const unsigned char *p, long last_start, int accuracy, unsigned char delimiter, uint64_t day_head, uint16_t day_tail,
+    geofence_run *run, geofence_fix *fixes, long *lines, int max, long *consumed, long *last_row, int *stopped) {
+    RUN(row_masks512)
+}
+#undef RUN
 #undef ROWS
 #endif
 
@@ -613,9 +734,11 @@ static void choose_run(void) {
 #if defined(__x86_64__)
     geofence_plain_decimals_run = level == 3 ? decimals512 : level == 2 ? decimals256 : level == 1 ? decimals : no_decimals;
     geofence_standard_rows_run = level == 3 ? rows512 : level == 2 ? rows256 : no_rows;
+    geofence_run_rows_run = level == 3 ? run_rows512 : level == 2 ? run_rows256 : no_run_rows;
 #else
     geofence_plain_decimals_run = no_decimals;
     geofence_standard_rows_run = no_rows;
+    geofence_run_rows_run = no_run_rows;
 #endif
 }
 

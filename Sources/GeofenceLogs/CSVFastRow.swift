@@ -363,8 +363,16 @@ extension CSVLogParser {
                                                   ?? devices.intern(d.name, d.count, readable: d.count)!
                 }
             }
+            // The device of the last fix flushed, once one is (`hasFlushed`): a run may go on past
+            // a flush (`previous` then names that fix's row; a row the general path appends
+            // directly to the batch clears `previous` first).
+            var flushedDevice: Int32 = 0, hasFlushed = false
             func flush(_ batch: inout [Fix]) {
                 if waiting { resolve() }
+                if staged > 0 {
+                    flushedDevice = out[staged &- 1].device
+                    hasFlushed = true
+                }
                 if core.deferOrder { core.lines.append(contentsOf: UnsafeBufferPointer(start: stagedLines, count: staged)) }
                 batch.append(contentsOf: UnsafeBufferPointer(start: out, count: staged))
                 flushed = batch.count
@@ -384,19 +392,79 @@ extension CSVLogParser {
             let blocks = standard && Self.rowBlocksEnabled && geofence_plain_decimals_level(-1) >= 2
             let block = blockRows.baseAddress!, accuracyFlag: Int32 = hasAccuracy ? 1 : 0
             var blockCount = 0, blockIndex = 0, skipBlocks = 0
+            // Runs past a block: read by geofence_run_rows straight into fixes; `runEnded`: the
+            // row at the reader's position ended one (the block path reads it next).
+            let runs = blocks && Self.runRowsEnabled && Self.fixLayoutMatches
+            var runEnded = false
+            // Rows read by the runs since the last one ended; after a long run the next block
+            // is short (a device's first rows, then its run again): a block's rows of the run
+            // would each take the slower way below.
+            var runLength = 0, shortBlock = false
             do throws(GeofenceError) {
                 while flushed &+ staged < max {
                     var p = UnsafePointer(core.base)
                     let line: Int
                     var key: (hash: UInt64, tail: UInt64)? = nil
+                    // A run of the device of the rows before, once a block is taken (docs/logs.md,
+                    // "Row blocks"): its rows read on by geofence_run_rows, each checked as the run
+                    // loop below checks it (device, time range, order when read serially) and its
+                    // fix written straight into the staging buffer; the run's device looked up
+                    // first by a parse worker if the row before still waits for it.
+                    if runs && inRun && blockIndex == blockCount && skipBlocks == 0 && !runEnded && previous.count > 0
+                        && (staged > 0 || !deferred || hasFlushed) {
+                        let lastStart = core.end &- Self.wideMargin &- core.pos
+                        let want = Swift.min(room &- staged, max &- flushed &- staged)
+                        if lastStart >= 0 && want > 0 {
+                            if deferred && staged > 0 && pending[staged &- 1].count != 0 { resolve() }
+                            let d = Int(previousDevice)
+                            let l = deferred ? DeviceState.LastFix() : last.unsafelyUnwrapped[d]
+                            var run = geofence_run(name: previous.name, name_length: Int32(truncatingIfNeeded: previous.count),
+                                                   device: !deferred ? previousDevice : staged > 0 ? out[staged &- 1].device : flushedDevice,
+                                                   order: deferred ? 0 : 1, unused: 0, time: l.time, lat: l.lat, lon: l.lon,
+                                                   day: Double(core.utcDay.seconds),
+                                                   per_second: core.timeUnit == .auto ? 0 : core.timeUnit.perSecond,
+                                                   earliest: core.timeRange.earliest, latest: core.timeRange.latest, line: core.line)
+                            var consumed = 0, lastRow = 0, stopped: Int32 = 0
+                            let k = Int((out + staged).withMemoryRebound(to: geofence_fix.self, capacity: want) { f in
+                                geofence_run_rows(p + core.pos, lastStart, accuracyFlag, delimiter, core.utcDay.head, core.utcDay.tail,
+                                                  &run, f, deferred ? stagedLines + staged : nil, Int32(truncatingIfNeeded: want),
+                                                  &consumed, &lastRow, &stopped)
+                            })
+                            runEnded = stopped != 0
+                            runLength &+= k
+                            if runEnded {
+                                shortBlock = runLength >= Self.longRun
+                                runLength = 0
+                            }
+                            if k > 0 {
+                                if deferred {
+                                    for j in staged..<staged &+ k { pending[j].count = 0 }
+                                } else {
+                                    last.unsafelyUnwrapped[d] = DeviceState.LastFix(time: run.time, lat: run.lat, lon: run.lon,
+                                                                                    line: core.line &+ k, file: fileIndex)
+                                }
+                                previous.name = p + (core.pos &+ lastRow)
+                                core.line &+= k
+                                core.pos &+= consumed
+                                core.rowsInBlocks &+= k
+                                core.rowsInRuns &+= k
+                                core.lastOffset = 0
+                                staged &+= k
+                                if staged == room { flush(&batch) }
+                                continue
+                            }
+                        }
+                    }
                     if blocks && blockIndex == blockCount && skipBlocks == 0 {
                         let lastStart = core.end &- Self.wideMargin &- core.pos
                         if lastStart >= 0 {
                             var newDay: Int32 = 0
-                            let want = Swift.min(Self.blockRows, max &- flushed &- staged)
+                            let want = Swift.min(shortBlock ? Self.shortBlockRows : Self.blockRows, max &- flushed &- staged)
+                            shortBlock = false
                             blockCount = Int(geofence_standard_rows(p + core.pos, lastStart, accuracyFlag, delimiter, core.utcDay.head,
                                                                     core.utcDay.tail, block, Int32(truncatingIfNeeded: want), &newDay))
                             blockIndex = 0
+                            runEnded = false
                             core.rowsInBlocks &+= blockCount
                             if blockCount == 0 {
                                 // A new date: converted (and checked) as LogTime converts it, then
@@ -419,7 +487,7 @@ extension CSVLogParser {
                     // duplicates), and the device's last fix written once, at the run's end. The
                     // run stops at a row of another device, a numeric time while the unit is not
                     // chosen yet, a time out of range, a row out of order, or a full staging buffer.
-                    if inRun && blockIndex < blockCount && (staged > 0 || !deferred) && (block + blockIndex).pointee.hash == previous.hash {
+                    if inRun && blockIndex < blockCount && (staged > 0 || !deferred || hasFlushed) && (block + blockIndex).pointee.hash == previous.hash {
                         let first = blockIndex
                         let earliest = core.timeRange.earliest, latest = core.timeRange.latest
                         let unit = core.timeUnit
@@ -429,8 +497,8 @@ extension CSVLogParser {
                         // A parse worker looks the run's device up first, if the row before
                         // is still waiting for it: every row of the run then takes it as is,
                         // none waits (so none is visited again when the staged rows are resolved).
-                        if deferred && pending[staged &- 1].count != 0 { resolve() }
-                        let runDevice = deferred ? out[staged &- 1].device : previousDevice
+                        if deferred && staged > 0 && pending[staged &- 1].count != 0 { resolve() }
+                        let runDevice = !deferred ? previousDevice : staged > 0 ? out[staged &- 1].device : flushedDevice
                         while blockIndex < blockCount && staged < room {
                             let b = block + blockIndex
                             let name = p + core.pos
@@ -523,12 +591,13 @@ extension CSVLogParser {
                         // A parse worker, a non-empty ASCII name: the device of the staged row
                         // before when the name is the same (at once, or when that row's is
                         // resolved), else looked up with the staged rows' (resolve()).
-                        let same = staged > 0 && previous.count == count && previous.hash == hash && previous.tail == tail
+                        // (The row before may have been flushed: its device is then resolved.)
+                        let same = (staged > 0 || hasFlushed) && previous.count == count && previous.hash == hash && previous.tail == tail
                             && DeviceState.sameHead(previous.name, name, count)
                         previous = PendingDevice(name: name, count: count, hash: hash, tail: tail)
                         inRun = same
-                        if same && pending[staged &- 1].count == 0 {
-                            device = out[staged &- 1].device
+                        if same && (staged == 0 || pending[staged &- 1].count == 0) {
+                            device = staged > 0 ? out[staged &- 1].device : flushedDevice
                             pending[staged].count = 0
                         } else if same {
                             pending[staged].count = -1
@@ -594,6 +663,11 @@ extension CSVLogParser {
 
     /// Rows read per call of `geofence_standard_rows` (at most).
     static let blockRows = 32
+    /// Rows read by the block after a long run (a run of at least ``longRun`` rows): the next
+    /// device's first two, after which its own run may begin.
+    static let shortBlockRows = 2
+    /// A run of this many rows or more is long (``shortBlockRows``).
+    static let longRun = 16
     /// Lines read one at a time after a block that could not start (the row the block path
     /// did not read among them, blank lines too), before the next try: a log it never suits
     /// pays a try per this many lines.
@@ -601,6 +675,16 @@ extension CSVLogParser {
     /// Whether ``readSerial(into:max:roles:bounds:_:_:)`` reads rows in blocks where it can;
     /// tests turn it off to compare.
     nonisolated(unsafe) static var rowBlocksEnabled = true
+    /// Whether runs of one device past a block are read by `geofence_run_rows` (with row
+    /// blocks); tests turn it off to compare.
+    nonisolated(unsafe) static var runRowsEnabled = true
+    /// Whether ``Fix`` has the memory layout of `geofence_fix`, which `geofence_run_rows` writes
+    /// (the order in which Swift lays out a struct's stored properties is not promised).
+    static let fixLayoutMatches = MemoryLayout<Fix>.size == MemoryLayout<geofence_fix>.size
+        && MemoryLayout<Fix>.stride == MemoryLayout<geofence_fix>.stride
+        && MemoryLayout<Fix>.offset(of: \Fix.device) == 0 && MemoryLayout<Fix>.offset(of: \Fix.offset) == 4
+        && MemoryLayout<Fix>.offset(of: \Fix.time) == 8 && MemoryLayout<Fix>.offset(of: \Fix.lat) == 16
+        && MemoryLayout<Fix>.offset(of: \Fix.lon) == 24 && MemoryLayout<Fix>.offset(of: \Fix.accuracy) == 32
 
     /// A staged row's device name, its hash and tail made, waiting for ``readSerial(into:max:roles:bounds:_:_:)``'s
     /// lookup (count 0: none waiting).

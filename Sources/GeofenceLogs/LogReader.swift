@@ -384,6 +384,8 @@ public final class LogReader {
     public var line: Int { core.line }
     /// Rows this reader's own core read in blocks (a serial read; tests).
     var rowsInBlocks: Int { core.rowsInBlocks }
+    /// Of those, rows read as runs of one device past a block (a serial read; tests).
+    var rowsInRuns: Int { core.rowsInRuns }
 
     /// Bytes held by the reader's own buffers (decoded window and compressed input), the
     /// quantity that must stay bounded whatever the log's size. For a mapped file, the bytes

@@ -40,6 +40,8 @@ struct ReadCore {
     var utcDay = LogTime.UTCDay()
     /// Rows taken from blocks read by `geofence_standard_rows` (``CSVLogParser/readSerial(into:max:roles:bounds:_:_:)``; tests).
     var rowsInBlocks = 0
+    /// Of those, rows read by `geofence_run_rows` (runs of one device past a block; tests).
+    var rowsInRuns = 0
     /// GPX waypoints without `<time>`: points of interest, not fixes; counted, not errors.
     var untimedWaypoints = 0
     var skipped: [SkipReason: Int] = [:]

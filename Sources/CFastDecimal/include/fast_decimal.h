@@ -74,6 +74,52 @@ static inline int geofence_standard_rows(const unsigned char *p, long last_start
     return geofence_standard_rows_run(p, last_start, accuracy, delimiter, day_head, day_tail, rows, max, new_day);
 }
 
+// A fix as the log readers deliver it: the memory layout of the Swift `Fix` (the reader checks
+// that it is, and reads no run otherwise).
+typedef struct {
+    int32_t device;
+    int16_t offset;      // the time's UTC offset in minutes: 0 (a `Z` time, or a numeric one)
+    int16_t unused;
+    double time, lat, lon, accuracy;
+} geofence_fix;
+
+// A run of rows of one device (geofence_run_rows), and what it has read so far.
+typedef struct {
+    const unsigned char *name;  // the device's name (the bytes of the row before the run)
+    int name_length;            // its length (1 or more)
+    int32_t device;             // written into each fix
+    int order;                  // 1: each fix must follow the one before (time, lat, lon below)
+    int unused;
+    double time, lat, lon;      // the fix before; each fix read becomes it
+    double day;                 // the seconds since 1970 of the given date's midnight (UTC)
+    double per_second;          // a numeric time is divided by this; 0: a numeric time ends the run
+    double earliest, latest;    // the times accepted
+    long line;                  // the line of the row before; each row read adds one
+} geofence_run;
+
+// The rows of a run of one device, read as geofence_standard_rows reads a row (the same
+// conditions, the same values), from p while they start at or before last_start (each with 192
+// bytes readable from its start), at most `max` of them: each row's device must be run->name,
+// its time (the ISO clock on the given date, or a numeric time divided by run->per_second) within
+// [run->earliest, run->latest] and, with run->order, after the run's last fix or at the same time
+// elsewhere (DeviceState.follows). Writes each row's fix to fixes[k] (device run->device, offset
+// 0, accuracy 0 without the column) and, when lines is not null, its line to lines[k]; returns
+// how many rows were read, their bytes in *consumed, the last one's offset from p in *last_row,
+// and *stopped 1 when a row ended the run (one this does not read, of another device, out of
+// range or out of order; a new date too), 0 when max or last_start did. Levels 0 and 1 read none.
+typedef int (*geofence_run_function)(const unsigned char *p, long last_start, int accuracy, unsigned char delimiter,
+                                     uint64_t day_head, uint16_t day_tail, geofence_run *run, geofence_fix *fixes,
+                                     long *_Nullable lines, int max, long *consumed, long *last_row, int *stopped);
+extern geofence_run_function _Nonnull geofence_run_rows_run;
+
+// A call of geofence_run_rows_run (inlined into the caller).
+static inline int geofence_run_rows(const unsigned char *p, long last_start, int accuracy, unsigned char delimiter,
+                                    uint64_t day_head, uint16_t day_tail, geofence_run *run, geofence_fix *fixes,
+                                    long *_Nullable lines, int max, long *consumed, long *last_row, int *stopped) {
+    return geofence_run_rows_run(p, last_start, accuracy, delimiter, day_head, day_tail, run, fixes, lines, max, consumed,
+                                 last_row, stopped);
+}
+
 // The offset of the first '\n' in the 64 bytes at p (all readable), or 64 when there is none.
 // The CSV reader finds a row's end with it apart from reading the row's fields, so that the
 // next row's start does not wait for them.

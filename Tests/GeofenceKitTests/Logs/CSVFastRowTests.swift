@@ -749,6 +749,82 @@ final class CSVFastRowTests: XCTestCase {
         }
     }
 
+    /// Long runs of one device (most rows past a block, read by `geofence_run_rows`), with
+    /// what must end a run among them: a duplicate, the same time elsewhere, a time back, a new
+    /// date, a time or a latitude out of range, a row the blocks leave, another device; ISO
+    /// times (line feeds, then CRLF with an accuracy column, then device names of 17 to 20
+    /// bytes) and millisecond epoch times. Read with runs, without them (blocks only) and one
+    /// row at a time: the same fixes, devices, skips, messages and errors, serially (mapped, and
+    /// through read windows that cut rows) and in parallel chunks.
+    func testRunsPastBlocksSameAsWithout() throws {
+        let best = Int(geofence_plain_decimals_level(-1))
+        guard best >= 2 else { throw XCTSkip("no wide decimal path on this CPU") }
+        defer {
+            geofence_plain_decimals_level(Int32(best))
+            CSVLogParser.runRowsEnabled = true
+        }
+        XCTAssertTrue(CSVLogParser.fixLayoutMatches, "Fix is laid out as geofence_fix")
+        for variant in 0..<4 {
+            var g = SeededGenerator(seed: 91 &+ UInt64(variant))
+            let nl = variant == 1 ? "\r\n" : "\n", accuracy = variant == 1, epoch = variant == 2
+            var text = accuracy ? "device,time,lat,lon,accuracy" + nl : "device,time,lat,lon" + nl
+            var t = 1_750_000_000, rows = 0
+            var lat = "12.34567", lon = "-45.67891"
+            func time(_ s: Int) -> String { epoch ? "\(s)000" : LogTime.format(Double(s)) }
+            func row(_ device: String, _ time: String, _ lat: String, _ lon: String) {
+                text += "\(device),\(time),\(lat),\(lon)" + (accuracy ? ",\(g.next() % 50).5" : "") + nl
+                rows += 1
+            }
+            for run in 0..<40 {
+                let device = variant == 3 ? "vessel-long-name-\(String(repeating: "x", count: run % 4))" : "\(367_000_000 + run % 13)"
+                for _ in 0..<Int(40 + g.next() % 400) {
+                    switch g.next() % 600 {
+                    case 0: row(device, time(t), lat, lon)                                      // a duplicate
+                    case 1: row(device, time(t), lon.hasPrefix("-") ? "1.5" : "-1.5", lon)    // the same time elsewhere
+                    case 2: row(device, time(t - 40), lat, lon)                                 // back in time
+                    case 3: t += 86_400                                                           // a new date
+                    case 4: row(device, time(-4_000_000_000), lat, lon)                         // out of the plausible range
+                    case 5: row(device, time(t + 1), "91.5", lon)                               // latitude out of range
+                    case 6: row(device, time(t + 1), lat, "x")                                  // left by the blocks
+                    case 7: row("other\(run)", time(t + 1), lat, lon)                           // another device, once
+                    default:
+                        t += 1 + Int(g.next() % 90)
+                        lat = String(format: "%.\(1 + g.next() % 6)f", Double(g.next() % 8_000_000) / 1e5)
+                        lon = String(format: "%.\(1 + g.next() % 6)f", -Double(g.next() % 17_000_000) / 1e5)
+                        row(device, time(t), lat, lon)
+                    }
+                }
+            }
+            let path = write(Array(text.utf8), "runs\(variant).csv")
+            for level in 2...best {
+                XCTAssertEqual(Int(geofence_plain_decimals_level(Int32(level))), level)
+                for lenient in [true, false] {
+                    let options = LogReaderOptions(skipInvalid: lenient)
+                    let w = "variant \(variant), level \(level), lenient \(lenient)"
+                    CSVLogParser.rowBlocksEnabled = false
+                    let rowAtATime = outcome(path, options, fast: true)
+                    CSVLogParser.rowBlocksEnabled = true
+                    CSVLogParser.runRowsEnabled = false
+                    let blocksOnly = outcome(path, options, fast: true)
+                    CSVLogParser.runRowsEnabled = true
+                    assertSame(blocksOnly, rowAtATime, w + ", blocks without runs")
+                    assertSame(outcome(path, options, fast: true), rowAtATime, w)
+                    assertFastRowsSame(path, options, as: rowAtATime, windows: [300, 1 << 20], chunks: [2000, 1 << 20], w)
+                    if lenient {
+                        XCTAssertGreaterThan(rowAtATime.fixes.count, rows * 9 / 10, w)
+                        XCTAssertGreaterThan(rowAtATime.skipped.count, 2, w)
+                    }
+                }
+                // Half the rows or more are read as runs (a row the blocks leave is read one at a
+                // time with the 63 lines after it, and each batch begins with a block).
+                let reader = try LogReader(path: path, options: LogReaderOptions(skipInvalid: true))
+                var b: [Fix] = []
+                while try reader.next(into: &b, max: 1000) {}
+                XCTAssertGreaterThan(reader.rowsInRuns, rows / 2, "variant \(variant), level \(level)")
+            }
+        }
+    }
+
     /// At each wide level up to `best`, lenient and strict, the log at `path` read in blocks
     /// against the same rows read one at a time: the file mapped, through read windows that
     /// cut rows, and in parallel chunks. `check` is given each lenient row-at-a-time outcome.
