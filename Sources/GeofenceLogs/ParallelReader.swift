@@ -369,12 +369,14 @@ struct ParallelReader {
         case serial
     }
 
-    /// The chunks' results, reused from round to round, two sets taken in turn: a round begun
-    /// ahead (``finish(_:_:_:_:ahead:)``) is parsed into one while the other is joined. Written
-    /// by the parse workers while their round is pending, by the joining thread otherwise.
+    /// The chunks' results, reused from round to round: a round takes set 0, but a round begun
+    /// ahead (``finish(_:_:_:_:ahead:)``) the set not being joined. Written by the parse workers
+    /// while their round is pending, by the joining thread otherwise. (Taken in turn, both sets
+    /// had their pages touched for the first time when one would do: on a virtual machine a
+    /// fresh page costs about 3 µs.)
     let slotSets = [ChunkSlots(), ChunkSlots()]
-    /// The set the next round takes.
-    var nextSlots = 0
+    /// The set being joined, while a round is joined.
+    var joining: Int? = nil
     /// Per slot set, the device table as its round's workers read it (the table as it was when
     /// the round began), kept until every chunk of the round is parsed.
     var knownSnapshots: [KnownSnapshot?] = [nil, nil]
@@ -465,8 +467,7 @@ struct ParallelReader {
 
         let window = UnsafeShared(base: base)
         var roundSettings = ChunkSettings(core)
-        let set = nextSlots
-        nextSlots = 1 - nextSlots
+        let set = joining.map { 1 - $0 } ?? 0
         // While most rows bring a device new to the reader, a look-up in the table finds
         // little, and sharing it costs a copy of its arrays whenever the join adds one: the
         // workers then keep every device in their chunk's table.
@@ -543,7 +544,9 @@ struct ParallelReader {
         }
         var begunAhead = false
         let devicesBefore = devices.keys.count
+        joining = set
         defer {
+            joining = nil
             finishParsing()
             let fixes = out.count - before
             joinedFixes += fixes
