@@ -700,6 +700,18 @@ struct ParallelReader {
                                     fixes[kept] = f
                                     kept += 1
                                     j += 1
+                                    if kept == j {
+                                        // Nothing dropped so far: the run's fixes stay where they
+                                        // are, only their device written.
+                                        while j < fixes.count && fixes[j].device == chunkDevice {
+                                            let h = fixes[j]
+                                            guard DeviceState.follows(h.time, h.lat, h.lon, after: previous.time, previous.lat, previous.lon) else { break }
+                                            fixes[j].device = g
+                                            previous = h
+                                            j += 1
+                                        }
+                                        kept = j
+                                    }
                                     while j < fixes.count && fixes[j].device == chunkDevice {
                                         let h = fixes[j]
                                         guard DeviceState.follows(h.time, h.lat, h.lon, after: previous.time, previous.lat, previous.lon) else { break }
