@@ -650,6 +650,68 @@ AVX2 int run_read(const row_masks m, const unsigned char *p, int accuracy, unsig
     return next;
 }
 
+// A row of an ISO run read against the row before it, the template (run_rows): from the row's
+// masks m and E, the bytes where it equals the template. Every byte before the first number
+// but the clock's six digits must be the template's (tmask: the device, its delimiter, the date,
+// the separators, the zone letter, the delimiter after the time), which make the checks
+// row_rest() would make of them; the clock's digits must be digits, its hour, minute and
+// second in range; then the numbers, the time range and order as run_read(). Returns the offset
+// of the next row, 0 for a row that ends the run, or -2 where the row differs from the template
+// elsewhere than in the clock (run_read() then reads it: a lower-case 't' after an upper-case
+// one, another device).
+AVX2 int run_read_template(const row_masks m, const uint64_t E, const unsigned char *p, const uint64_t tmask,
+                           const unsigned d0, int accuracy, numbers_layout *layout, geofence_run *run, geofence_fix *fix) {
+    if ((E & tmask) != tmask) return -2;
+    if (m.N == 0) return 0;
+    const unsigned nl = (unsigned)__builtin_ctzll(m.N);
+    const unsigned first = d0 + 22;
+    if (first >= nl) return 0;
+    const uint64_t digits = (uint64_t)0xDB << (d0 + 12);
+    if ((m.G & digits) != digits) return 0;
+    // hh:mm:ss as row_rest() reads it (its digits checked above).
+    uint64_t time;
+    memcpy(&time, p + d0 + 12, 8);
+    const uint64_t c = (time & 0xFFFF00FFFF00FFFFu) | 0x0000300000300000u;
+    const uint64_t dd = c - 0x3030303030303030u, pairs = dd * 10 + (dd >> 8);
+    const unsigned hour = pairs & 0xFF, minute = (pairs >> 24) & 0xFF, second = (pairs >> 48) & 0xFF;
+    if (hour > 23 || minute > 59 || second > 60) return 0;
+    double v[4];
+    const unsigned e = accuracy ? row_numbers(m, p, first, 3, nl, layout, v) : row_numbers(m, p, first, 2, nl, layout, v);
+    if (e == 0) return 0;
+    if (!(v[0] >= -90 && v[0] <= 90 && v[1] >= -180 && v[1] <= 180 && (!accuracy || v[2] >= 0))) return 0;
+    const double t = run->day + (double)(int)(hour * 3600 + minute * 60 + second);
+    if (!(t >= run->earliest && t <= run->latest)) return 0;
+    const double lat = v[0], lon = v[1], a = accuracy ? v[2] : 0;
+    // DeviceState.follows: later, or the same time elsewhere.
+    if (run->order && !(t > run->time || (t == run->time && (lat != run->lat || lon != run->lon)))) return 0;
+    run->time = t;
+    run->lat = lat;
+    run->lon = lon;
+    fix->device = run->device;
+    fix->offset = 0;
+    fix->time = t;
+    fix->lat = lat;
+    fix->lon = lon;
+    fix->accuracy = a;
+    return (int)nl + 1;
+}
+
+// The template mask of a run (run_read_template): the row before the run at a (the run's name
+// there) when it is an ISO row of the given date, its bytes before the first number but the
+// clock's digits; 0 when it is not one (every row is then read by run_read()).
+static inline uint64_t run_template(const unsigned char *a, const unsigned d0, unsigned char delimiter, uint64_t day_head,
+                                    uint16_t day_tail) {
+    if (d0 < 1 || d0 + 22 > 62 || a[d0] != delimiter) return 0;
+    const unsigned char *t = a + d0 + 1;
+    uint64_t head;
+    uint16_t tail;
+    memcpy(&head, t, 8);
+    memcpy(&tail, t + 8, 2);
+    const int iso = head == day_head && tail == day_tail && ((t[10] | 0x20) == 't' || t[10] == ' ') && t[13] == ':'
+                    && t[16] == ':' && (t[19] | 0x20) == 'z' && t[20] == delimiter;
+    return iso ? (((uint64_t)1 << (d0 + 22)) - 1) & ~((uint64_t)0xDB << (d0 + 12)) : 0;
+}
+
 // geofence_standard_rows at a level (`masks` its row_masks function): rows one after the other
 // while they start at or before last_start.
 #define ROWS(masks)                                                                                                    \
@@ -685,8 +747,11 @@ __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,bmi,popcnt"))) static 
     ROWS(row_masks512)
 }
 
-// geofence_run_rows at a level (`masks` its row_masks function).
-#define RUN(masks)                                                                                                     \
+// geofence_run_rows at a level (`masks` its row_masks function, `same` the mask of the bytes
+// where the 64 at a row equal the template's): each row read against the row before the run
+// when that is an ISO row of the given date (run_template()), else (or where the row differs
+// from it) by run_read().
+#define RUN(masks, same)                                                                                               \
     long at = 0, last = 0;                                                                                             \
     int k = 0;                                                                                                         \
     *stopped = 0;                                                                                                      \
@@ -696,9 +761,14 @@ __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,bmi,popcnt"))) static 
         max = 0;                                                                                                       \
     }                                                                                                                  \
     numbers_layout layout = {0, 0, 0, 0, 0, 0, {0, 0, 0, 0}, {0, 0, 0, 0}, {0, 0, 0, 0}};                            \
+    const unsigned d0 = (unsigned)run->name_length;                                                                    \
+    const uint64_t tmask = max > 0 ? run_template(run->name, d0, delimiter, day_head, day_tail) : 0;                   \
     while (k < max && at <= last_start) {                                                                              \
-        const int next = run_read(masks(p + at, delimiter), p + at, accuracy, delimiter, day_head, day_tail, &layout,  \
-                                  run, fixes + k);                                                                     \
+        const row_masks m = masks(p + at, delimiter);                                                                  \
+        int next = tmask ? run_read_template(m, same(p + at), p + at, tmask, d0, accuracy, &layout, run, fixes + k)    \
+                         : -2;                                                                                         \
+        if (next == -2)                                                                                                \
+            next = run_read(m, p + at, accuracy, delimiter, day_head, day_tail, &layout, run, fixes + k);              \
         if (next <= 0) {                                                                                               \
             *stopped = 1;                                                                                              \
             break;                                                                                                     \
@@ -717,13 +787,21 @@ __attribute__((target("avx2,bmi,popcnt"))) static int run_rows256(const unsigned
                                                                  unsigned char delimiter, uint64_t day_head, uint16_t day_tail,
                                                                  geofence_run *run, geofence_fix *fixes, long *lines, int max,
                                                                  long *consumed, long *last_row, int *stopped) {
-    RUN(row_masks256)
+    const __m256i low = _mm256_loadu_si256((const __m256i *)run->name), high = _mm256_loadu_si256((const __m256i *)(run->name + 32));
+#define SAME256(q)                                                                                                     \
+    ((uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_loadu_si256((const __m256i *)(q)), low))      \
+     | (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_loadu_si256((const __m256i *)((q) + 32)), high)) << 32)
+    RUN(row_masks256, SAME256)
+#undef SAME256
 }
 
 __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,bmi,popcnt"))) static int run_rows512(
     const unsigned char *p, long last_start, int accuracy, unsigned char delimiter, uint64_t day_head, uint16_t day_tail,
     geofence_run *run, geofence_fix *fixes, long *lines, int max, long *consumed, long *last_row, int *stopped) {
-    RUN(row_masks512)
+    const __m512i template = _mm512_loadu_si512((const void *)run->name);
+#define SAME512(q) _cvtmask64_u64(_mm512_cmpeq_epi8_mask(_mm512_loadu_si512((const void *)(q)), template))
+    RUN(row_masks512, SAME512)
+#undef SAME512
 }
 #undef RUN
 #undef ROWS

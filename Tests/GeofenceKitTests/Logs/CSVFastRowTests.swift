@@ -751,7 +751,8 @@ final class CSVFastRowTests: XCTestCase {
 
     /// Long runs of one device (most rows past a block, read by `geofence_run_rows`), with
     /// what must end a run among them: a duplicate, the same time elsewhere, a time back, a new
-    /// date, a time or a latitude out of range, a row the blocks leave, another device; ISO
+    /// date, a time or a latitude out of range, a row the blocks leave, another device, a lower
+    /// case 't' and 'z', a clock out of range or not digits (a leap second is taken); ISO
     /// times (line feeds, then CRLF with an accuracy column, then device names of 17 to 20
     /// bytes) and millisecond epoch times. Read with runs, without them (blocks only) and one
     /// row at a time: the same fixes, devices, skips, messages and errors, serially (mapped, and
@@ -787,6 +788,10 @@ final class CSVFastRowTests: XCTestCase {
                     case 5: row(device, time(t + 1), "91.5", lon)                               // latitude out of range
                     case 6: row(device, time(t + 1), lat, "x")                                  // left by the blocks
                     case 7: row("other\(run)", time(t + 1), lat, lon)                           // another device, once
+                    case 8 where !epoch: row(device, time(t + 1).lowercased(), lat, lon)        // 't' and 'z'
+                    case 9 where !epoch:                                                          // a clock out of range
+                        let clock = ["T24:00:00Z", "T23:60:00Z", "T23:59:61Z", "T2a:00:00Z", "T23:59:60Z"][Int(g.next() % 5)]
+                        row(device, String(time(t + 1).prefix(10)) + clock, lat, lon)
                     default:
                         t += 1 + Int(g.next() % 90)
                         lat = String(format: "%.\(1 + g.next() % 6)f", Double(g.next() % 8_000_000) / 1e5)
