@@ -302,7 +302,7 @@ final class ParseCrew: @unchecked Sendable {
 /// messages and errors as a serial read (docs/logs.md#parallel-reading).
 ///
 /// Round by round: the window of decoded bytes is filled to a few chunks per thread and cut
-/// after the first newline past each of parts of decreasing size; the chunks are parsed at once, each worker
+/// after the first newline past each of equal parts; the chunks are parsed at once, each worker
 /// with its own device table, skip counts and line numbers from 0; one thread joins them in
 /// file order, each as soon as it is parsed (the workers parse on meanwhile): lines offset,
 /// device indices mapped to the shared table (devices by first appearance), time order and
@@ -458,17 +458,7 @@ struct ParallelReader {
         let part = small ? Swift.max(1 << 14, (e0 - s0 + 4 * threads - 1) / (4 * threads))
                          : Swift.min(chunkBytes, Swift.max(1 << 16, (e0 - s0) / (4 * threads)))
         let parts = Swift.max(1, Swift.min((e0 - s0 + part - 1) / part, 4 * threads))
-        // Parts of decreasing size (the k-th of n in proportion to n - k): the threads take
-        // parts as they come free and the round ends once the last is parsed and joined, so
-        // small last parts leave less of a wait at the end, one thread parsing while the
-        // others have nothing (docs/logs.md#parallel-reading).
-        let weights = (0..<parts).map { parts - $0 }
-        var cumulative = 0
-        let total = weights.reduce(0, +)
-        let guesses = (1..<parts).map { k -> Int in
-            cumulative += weights[k - 1]
-            return s0 + (e0 - s0) * cumulative / total
-        }
+        let guesses = (1..<parts).map { s0 + (e0 - s0) * $0 / parts }
         let cut = quoteParity ? Self.boundariesByParity(base, s0, e0, eof: eof, guesses: guesses)
                               : Self.boundaries(base, s0, e0, eof: eof, guesses: guesses)
         guard let roundEnd = cut.end, roundEnd > s0 else { pending = .serial; return }
@@ -700,22 +690,12 @@ struct ParallelReader {
                                     fixes[kept] = f
                                     kept += 1
                                     j += 1
-                                    if kept == j {
-                                        // Nothing dropped so far: the run's fixes stay where they
-                                        // are, only their device written.
-                                        while j < fixes.count && fixes[j].device == chunkDevice {
-                                            let h = fixes[j]
-                                            guard DeviceState.follows(h.time, h.lat, h.lon, after: previous.time, previous.lat, previous.lon) else { break }
-                                            fixes[j].device = g
-                                            previous = h
-                                            j += 1
-                                        }
-                                        kept = j
-                                    }
                                     while j < fixes.count && fixes[j].device == chunkDevice {
                                         let h = fixes[j]
                                         guard DeviceState.follows(h.time, h.lat, h.lon, after: previous.time, previous.lat, previous.lon) else { break }
-                                        fixes[kept] = h
+                                        // (Where nothing was dropped before it, the fix stays where
+                                        // it is: only its device is written.)
+                                        if kept != j { fixes[kept] = h }
                                         fixes[kept].device = g
                                         previous = h
                                         kept += 1
