@@ -611,6 +611,25 @@ static inline int same_bytes(const unsigned char *a, const unsigned char *b, con
     return ((x ^ y) & (~(uint64_t)0 >> (64 - 8 * (n - i)))) == 0;
 }
 
+// A run's row read, at time t: taken when t is within the run's range and (with run->order)
+// follows the run's last fix (DeviceState.follows: later, or the same time elsewhere); its fix
+// then written to *fix and made the run's last. Returns 1 when taken, 0 when the row ends the run.
+static inline int run_take(geofence_run *run, geofence_fix *fix, const double t, const double lat, const double lon,
+                           const double a) {
+    if (!(t >= run->earliest && t <= run->latest)) return 0;
+    if (run->order && !(t > run->time || (t == run->time && (lat != run->lat || lon != run->lon)))) return 0;
+    run->time = t;
+    run->lat = lat;
+    run->lon = lon;
+    fix->device = run->device;
+    fix->offset = 0;
+    fix->time = t;
+    fix->lat = lat;
+    fix->lon = lon;
+    fix->accuracy = a;
+    return 1;
+}
+
 // A row of a run (geofence_run_rows): its device the run's name, then the rest as row_rest()
 // reads it, its time in the range and (with run->order) following the run's last fix; its fix
 // written to *fix and made the run's last. Returns the offset of the next row, or 0 for a row
@@ -634,20 +653,7 @@ AVX2 int run_read(const row_masks m, const unsigned char *p, int accuracy, unsig
     } else {
         t = run->day + (double)clock;
     }
-    if (!(t >= run->earliest && t <= run->latest)) return 0;
-    const double lat = position[0], lon = position[1], a = accuracy ? position[2] : 0;
-    // DeviceState.follows: later, or the same time elsewhere.
-    if (run->order && !(t > run->time || (t == run->time && (lat != run->lat || lon != run->lon)))) return 0;
-    run->time = t;
-    run->lat = lat;
-    run->lon = lon;
-    fix->device = run->device;
-    fix->offset = 0;
-    fix->time = t;
-    fix->lat = lat;
-    fix->lon = lon;
-    fix->accuracy = a;
-    return next;
+    return run_take(run, fix, t, position[0], position[1], accuracy ? position[2] : 0) ? next : 0;
 }
 
 // A row of an ISO run read against the row before it, the template (run_rows): from the row's
@@ -680,20 +686,7 @@ AVX2 int run_read_template(const row_masks m, const uint64_t E, const unsigned c
     if (e == 0) return 0;
     if (!(v[0] >= -90 && v[0] <= 90 && v[1] >= -180 && v[1] <= 180 && (!accuracy || v[2] >= 0))) return 0;
     const double t = run->day + (double)(int)(hour * 3600 + minute * 60 + second);
-    if (!(t >= run->earliest && t <= run->latest)) return 0;
-    const double lat = v[0], lon = v[1], a = accuracy ? v[2] : 0;
-    // DeviceState.follows: later, or the same time elsewhere.
-    if (run->order && !(t > run->time || (t == run->time && (lat != run->lat || lon != run->lon)))) return 0;
-    run->time = t;
-    run->lat = lat;
-    run->lon = lon;
-    fix->device = run->device;
-    fix->offset = 0;
-    fix->time = t;
-    fix->lat = lat;
-    fix->lon = lon;
-    fix->accuracy = a;
-    return (int)nl + 1;
+    return run_take(run, fix, t, v[0], v[1], accuracy ? v[2] : 0) ? (int)nl + 1 : 0;
 }
 
 // The template mask of a run (run_read_template): the row before the run at a (the run's name
