@@ -380,6 +380,12 @@ extension CSVLogParser {
                 staged = 0
             }
             let deferred = core.deferOrder
+            // The device of a run going on from the row before: that row's (read serially), the
+            // last staged fix's or the last flushed one's (a parse worker, whose staged rows are
+            // resolved first).
+            func runDevice() -> Int32 {
+                !deferred ? previousDevice : staged > 0 ? out[staged &- 1].device : flushedDevice
+            }
             var last = deferred ? nil : devices.lastFixes(), known = deferred ? 0 : devices.last.count
             let fileIndex = core.fileIndex
             let delimiter = self.delimiter
@@ -419,7 +425,7 @@ extension CSVLogParser {
                             let d = Int(previousDevice)
                             let l = deferred ? DeviceState.LastFix() : last.unsafelyUnwrapped[d]
                             var run = geofence_run(name: previous.name, name_length: Int32(truncatingIfNeeded: previous.count),
-                                                   device: !deferred ? previousDevice : staged > 0 ? out[staged &- 1].device : flushedDevice,
+                                                   device: runDevice(),
                                                    order: deferred ? 0 : 1, unused: 0, time: l.time, lat: l.lat, lon: l.lon,
                                                    day: Double(core.utcDay.seconds),
                                                    per_second: core.timeUnit == .auto ? 0 : core.timeUnit.perSecond,
@@ -498,7 +504,7 @@ extension CSVLogParser {
                         // is still waiting for it: every row of the run then takes it as is,
                         // none waits (so none is visited again when the staged rows are resolved).
                         if deferred && staged > 0 && pending[staged &- 1].count != 0 { resolve() }
-                        let runDevice = !deferred ? previousDevice : staged > 0 ? out[staged &- 1].device : flushedDevice
+                        let device = runDevice()
                         while blockIndex < blockCount && staged < room {
                             let b = block + blockIndex
                             let name = p + core.pos
@@ -524,7 +530,7 @@ extension CSVLogParser {
                             previous.name = name
                             core.line &+= 1
                             if deferred { stagedLines[staged] = core.line }
-                            (out + staged).initialize(to: Fix(device: runDevice, time: t, lat: lat, lon: lon, accuracy: accuracy))
+                            (out + staged).initialize(to: Fix(device: device, time: t, lat: lat, lon: lon, accuracy: accuracy))
                             staged &+= 1
                             core.pos &+= Int(b.pointee.next)
                             blockIndex &+= 1
