@@ -510,6 +510,22 @@ AVX2 unsigned row_numbers(const row_masks m, const unsigned char *p, const unsig
     return e;
 }
 
+// The seconds since midnight of the clock `hh:mm:ss` in the 8 bytes `time` (its six digits
+// digits, checked by the caller; the colons' lanes are read as '0'), each digit times ten plus
+// the next (hours, minutes, seconds in lanes 0, 3 and 6); -1 when the hour, minute or second is
+// out of range (a leap second 60 taken), as LogTime.parseUTCSeconds checks them.
+static inline int clock_seconds(const uint64_t time) {
+    const uint64_t dd = ((time & 0xFFFF00FFFF00FFFFu) | 0x0000300000300000u) - 0x3030303030303030u;
+    const uint64_t pairs = dd * 10 + (dd >> 8);
+    const unsigned hour = pairs & 0xFF, minute = (pairs >> 24) & 0xFF, second = (pairs >> 48) & 0xFF;
+    return hour > 23 || minute > 59 || second > 60 ? -1 : (int)(hour * 3600 + minute * 60 + second);
+}
+
+// Whether a row's position is in range: v its latitude, longitude and (with `accuracy`) accuracy.
+static inline int position_in_range(const double *v, const int accuracy) {
+    return v[0] >= -90 && v[0] <= 90 && v[1] >= -180 && v[1] <= 180 && (!accuracy || v[2] >= 0);
+}
+
 // The rest of a row whose device (1 byte or more) ends at d0, before its '\n' at nl: when the
 // byte 5 after the device's delimiter is '-', a time `YYYY-MM-DDThh:mm:ssZ` ('T', 't' or ' ';
 // 'Z' or 'z') ended by a delimiter, its separators and clock checked as LogTime.parseUTCSeconds
@@ -539,15 +555,13 @@ AVX2 int row_rest(const row_masks m, const unsigned char *p, const unsigned d0, 
             return 0;
         const unsigned separator = (unsigned)(middle >> 16) & 0xFF;
         if ((separator | 0x20) != 0x74 && separator != 0x20) return 0;
-        // hh:mm:ss as one word: the colons' lanes set to '0', every lane a digit, each digit times
-        // ten plus the next (hours, minutes, seconds in lanes 0, 3 and 6).
+        // hh:mm:ss as one word, the colons' lanes set to '0': every lane a digit.
         const uint64_t c = (time & 0xFFFF00FFFF00FFFFu) | 0x0000300000300000u;
         if (((c - 0x3030303030303030u) | (c + 0x4646464646464646u)) & 0x8080808080808080u) return 0;
-        const uint64_t dd = c - 0x3030303030303030u, pairs = dd * 10 + (dd >> 8);
-        const unsigned hour = pairs & 0xFF, minute = (pairs >> 24) & 0xFF, second = (pairs >> 48) & 0xFF;
-        if (hour > 23 || minute > 59 || second > 60) return 0;
+        const int seconds = clock_seconds(time);
+        if (seconds < 0) return 0;
         if (head != day_head || tail != day_tail) return -1;
-        *clock = (int)(hour * 3600 + minute * 60 + second);
+        *clock = seconds;
         first = d0 + 22;
         count = 2 + accuracy;
     } else {
@@ -561,8 +575,7 @@ AVX2 int row_rest(const row_masks m, const unsigned char *p, const unsigned d0, 
                      : count == 3 ? row_numbers(m, p, first, 3, nl, layout, numbers)
                                   : row_numbers(m, p, first, 4, nl, layout, numbers);
     if (e == 0) return 0;
-    const double *v = numbers + (*clock < 0);
-    if (!(v[0] >= -90 && v[0] <= 90 && v[1] >= -180 && v[1] <= 180 && (!accuracy || v[2] >= 0))) return 0;
+    if (!position_in_range(numbers + (*clock < 0), accuracy)) return 0;
     return (int)nl + 1;
 }
 
@@ -674,18 +687,14 @@ AVX2 int run_read_template(const row_masks m, const uint64_t E, const unsigned c
     if (first >= nl) return 0;
     const uint64_t digits = (uint64_t)0xDB << (d0 + 12);
     if ((m.G & digits) != digits) return 0;
-    // hh:mm:ss as row_rest() reads it (its digits checked above).
     uint64_t time;
     memcpy(&time, p + d0 + 12, 8);
-    const uint64_t c = (time & 0xFFFF00FFFF00FFFFu) | 0x0000300000300000u;
-    const uint64_t dd = c - 0x3030303030303030u, pairs = dd * 10 + (dd >> 8);
-    const unsigned hour = pairs & 0xFF, minute = (pairs >> 24) & 0xFF, second = (pairs >> 48) & 0xFF;
-    if (hour > 23 || minute > 59 || second > 60) return 0;
+    const int seconds = clock_seconds(time);
+    if (seconds < 0) return 0;
     double v[4];
     const unsigned e = accuracy ? row_numbers(m, p, first, 3, nl, layout, v) : row_numbers(m, p, first, 2, nl, layout, v);
-    if (e == 0) return 0;
-    if (!(v[0] >= -90 && v[0] <= 90 && v[1] >= -180 && v[1] <= 180 && (!accuracy || v[2] >= 0))) return 0;
-    const double t = run->day + (double)(int)(hour * 3600 + minute * 60 + second);
+    if (e == 0 || !position_in_range(v, accuracy)) return 0;
+    const double t = run->day + (double)seconds;
     return run_take(run, fix, t, v[0], v[1], accuracy ? v[2] : 0) ? (int)nl + 1 : 0;
 }
 
@@ -705,12 +714,17 @@ static inline uint64_t run_template(const unsigned char *a, const unsigned d0, u
     return iso ? (((uint64_t)1 << (d0 + 22)) - 1) & ~((uint64_t)0xDB << (d0 + 12)) : 0;
 }
 
+// Whether the row routines read rows with this delimiter: not one that may be part of a number
+// or a time, a line end or a quote.
+static inline int row_delimiter(const unsigned char delimiter) {
+    return !(delimiter == '-' || delimiter == '.' || (delimiter >= '0' && delimiter <= '9') || delimiter == '\n'
+             || delimiter == '\r' || delimiter == '"');
+}
+
 // geofence_standard_rows at a level (`masks` its row_masks function): rows one after the other
 // while they start at or before last_start.
 #define ROWS(masks)                                                                                                    \
-    if (delimiter == '-' || delimiter == '.' || (delimiter >= '0' && delimiter <= '9') || delimiter == '\n'           \
-        || delimiter == '\r' || delimiter == '"')                                                                      \
-        return 0;                                                                                                      \
+    if (!row_delimiter(delimiter)) return 0;                                                                           \
     long at = 0;                                                                                                       \
     int k = 0;                                                                                                         \
     numbers_layout layout = {0, 0, 0, 0, 0, 0, {0, 0, 0, 0}, {0, 0, 0, 0}, {0, 0, 0, 0}};                            \
@@ -748,8 +762,7 @@ __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,bmi,popcnt"))) static 
     long at = 0, last = 0;                                                                                             \
     int k = 0;                                                                                                         \
     *stopped = 0;                                                                                                      \
-    if (delimiter == '-' || delimiter == '.' || (delimiter >= '0' && delimiter <= '9') || delimiter == '\n'           \
-        || delimiter == '\r' || delimiter == '"' || run->name_length < 1) {                                           \
+    if (!row_delimiter(delimiter) || run->name_length < 1) {                                                          \
         *stopped = 1;                                                                                                  \
         max = 0;                                                                                                       \
     }                                                                                                                  \

@@ -447,10 +447,10 @@ extension CSVLogParser {
                                     for j in staged..<staged &+ k { pending[j].count = 0 }
                                 } else {
                                     last.unsafelyUnwrapped[d] = DeviceState.LastFix(time: run.time, lat: run.lat, lon: run.lon,
-                                                                                    line: core.line &+ k, file: fileIndex)
+                                                                                    line: run.line, file: fileIndex)
                                 }
                                 previous.name = p + (core.pos &+ lastRow)
-                                core.line &+= k
+                                core.line = run.line
                                 core.pos &+= consumed
                                 core.rowsInBlocks &+= k
                                 core.rowsInRuns &+= k
