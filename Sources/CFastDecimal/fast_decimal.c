@@ -344,26 +344,25 @@ __attribute__((target("avx2,bmi,popcnt"))) static int decimals256(const unsigned
 // one-thread read of the 1M-row scattered log × 10k circles from 75.8 to 72.7 ms of CPU (25
 // runs of each in turn, medians).
 #define AVX512 __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,bmi,popcnt"), always_inline)) static inline
-// The N numbers of a run whose bounds are checked (bounds()), from their starts in p, one per
-// 128-bit lane, converted as number() converts one: the same shuffle masks, multiply-adds and
-// one division each, so the same bits.
-AVX512 void convert512(const unsigned char *p, const int N, const unsigned starts[4], const unsigned shapes[4],
-                       const uint64_t signs[4], double *values) {
-    // Lane k: the 16 bytes from number k's start and its shuffle mask (lanes past N: copies of
-    // lane 0, converted and dropped). Every number before k is 15 bytes or fewer with its sign,
-    // so number k starts at 16 k or before and its 16 bytes lie within the 16 * N.
-    __m512i bytes = _mm512_castsi128_si512(_mm_loadu_si128((const __m128i *)(p + starts[0])));
+// N numbers (1 to 4) whose bounds are checked (bounds()), the k-th at q[k] (16 bytes readable),
+// one per 128-bit lane, converted as number() converts one: the same shuffle masks,
+// multiply-adds and one division each, so the same bits.
+AVX512 void convert512_at(const unsigned char *const q[4], const int N, const unsigned shapes[4], const uint64_t signs[4],
+                          double *values) {
+    // Lane k: the 16 bytes of number k and its shuffle mask (lanes past N: copies of lane 0,
+    // converted and dropped).
+    __m512i bytes = _mm512_castsi128_si512(_mm_loadu_si128((const __m128i *)q[0]));
     __m512i shuffle = _mm512_castsi128_si512(_mm_loadu_si128((const __m128i *)masks[shapes[0]]));
     if (N > 1) {
-        bytes = _mm512_inserti32x4(bytes, _mm_loadu_si128((const __m128i *)(p + starts[1])), 1);
+        bytes = _mm512_inserti32x4(bytes, _mm_loadu_si128((const __m128i *)q[1]), 1);
         shuffle = _mm512_inserti32x4(shuffle, _mm_loadu_si128((const __m128i *)masks[shapes[1]]), 1);
     }
     if (N > 2) {
-        bytes = _mm512_inserti32x4(bytes, _mm_loadu_si128((const __m128i *)(p + starts[2])), 2);
+        bytes = _mm512_inserti32x4(bytes, _mm_loadu_si128((const __m128i *)q[2]), 2);
         shuffle = _mm512_inserti32x4(shuffle, _mm_loadu_si128((const __m128i *)masks[shapes[2]]), 2);
     }
     if (N > 3) {
-        bytes = _mm512_inserti32x4(bytes, _mm_loadu_si128((const __m128i *)(p + starts[3])), 3);
+        bytes = _mm512_inserti32x4(bytes, _mm_loadu_si128((const __m128i *)q[3]), 3);
         shuffle = _mm512_inserti32x4(shuffle, _mm_loadu_si128((const __m128i *)masks[shapes[3]]), 3);
     }
     const __m512i digits = _mm512_sub_epi8(bytes, _mm512_set1_epi8('0'));
@@ -377,6 +376,16 @@ AVX512 void convert512(const unsigned char *p, const int N, const unsigned start
                                        _mm512_srli_epi64(eights, 32));
     const __m256i each = _mm512_castsi512_si256(_mm512_permutexvar_epi64(_mm512_setr_epi64(0, 2, 4, 6, 0, 2, 4, 6), m));
     store_quotients(_mm256_cvtepi64_pd(each), shapes, signs, N, values);
+}
+
+// The N numbers of a run whose bounds are checked (bounds()), from their starts in p
+// (convert512_at). Every number before k is 15 bytes or fewer with its sign, so number k starts
+// at 16 k or before and its 16 bytes lie within the 16 * N.
+AVX512 void convert512(const unsigned char *p, const int N, const unsigned starts[4], const unsigned shapes[4],
+                       const uint64_t signs[4], double *values) {
+    const unsigned char *const q[4] = {p + starts[0], p + starts[N > 1 ? 1 : 0], p + starts[N > 2 ? 2 : 0],
+                                       p + starts[N > 3 ? 3 : 0]};
+    convert512_at(q, N, shapes, signs, values);
 }
 
 AVX512 int run512(const unsigned char *p, const int N, unsigned char delimiter, double *values) {
@@ -485,10 +494,10 @@ typedef struct {
 } numbers_layout;
 
 // The numbers of a row from `first` on, N of them, checked by bounds() from the row's masks
-// (or taken from `layout` when they are the same) and ending the row, converted into values:
-// the offset from `first` past the last, or 0.
-AVX2 unsigned row_numbers(const row_masks m, const unsigned char *p, const unsigned first, const int N, const unsigned nl,
-                          numbers_layout *layout, double *values) {
+// (or taken from `layout` when they are the same) and ending the row: the offset from `first`
+// past the last (their starts, shapes and signs then in `layout`), or 0.
+AVX2 unsigned row_layout(const row_masks m, const unsigned char *p, const unsigned first, const int N, const unsigned nl,
+                         numbers_layout *layout) {
     // The masks from the first number on, cut to its 16 * N bytes as bounds() needs them, and
     // to the row (the next row's bytes would only make rows of one layout look different:
     // bounds() ends the last number at the row's '\n' at the latest, and a row whose N - 1
@@ -504,9 +513,15 @@ AVX2 unsigned row_numbers(const row_masks m, const unsigned char *p, const unsig
         *layout = (numbers_layout){G, P, M, D, N, e, {starts[0], starts[1], starts[2], starts[3]},
                                    {shapes[0], shapes[1], shapes[2], shapes[3]}, {signs[0], signs[1], signs[2], signs[3]}};
     }
-    const unsigned e = layout->e;
-    if (!row_end(p, first + e, nl)) return 0;
-    convert256(p + first, N, layout->starts, layout->shapes, layout->signs, values);
+    return row_end(p, first + layout->e, nl) ? layout->e : 0;
+}
+
+// The numbers of a row from `first` on as row_layout() checks them, converted into values: the
+// offset from `first` past the last, or 0.
+AVX2 unsigned row_numbers(const row_masks m, const unsigned char *p, const unsigned first, const int N, const unsigned nl,
+                          numbers_layout *layout, double *values) {
+    const unsigned e = row_layout(m, p, first, N, nl, layout);
+    if (e != 0) convert256(p + first, N, layout->starts, layout->shapes, layout->signs, values);
     return e;
 }
 
@@ -669,33 +684,52 @@ AVX2 int run_read(const row_masks m, const unsigned char *p, int accuracy, unsig
     return run_take(run, fix, t, position[0], position[1], accuracy ? position[2] : 0) ? next : 0;
 }
 
-// A row of an ISO run read against the row before it, the template (run_rows): from the row's
-// masks m and E, the bytes where it equals the template. Every byte before the first number
-// but the clock's six digits must be the template's (tmask: the device, its delimiter, the date,
-// the separators, the zone letter, the delimiter after the time), which make the checks
-// row_rest() would make of them; the clock's digits must be digits, its hour, minute and
-// second in range; then the numbers, the time range and order as run_read(). Returns the offset
-// of the next row, 0 for a row that ends the run, or -2 where the row differs from the template
-// elsewhere than in the clock (run_read() then reads it: a lower-case 't' after an upper-case
-// one, another device).
-AVX2 int run_read_template(const row_masks m, const uint64_t E, const unsigned char *p, const uint64_t tmask,
-                           const unsigned d0, int accuracy, numbers_layout *layout, geofence_run *run, geofence_fix *fix) {
+// A row of an ISO run checked against the row before it, the template (run_rows), up to its
+// numbers' conversion: from the row's masks m and E, the bytes where it equals the template.
+// Every byte before the first number but the clock's six digits must be the template's (tmask:
+// the device, its delimiter, the date, the separators, the zone letter, the delimiter after the
+// time), which make the checks row_rest() would make of them; the clock's digits must be digits,
+// its hour, minute and second in range (*seconds since midnight; *nl the row's '\n'); then the
+// numbers' bounds as row_layout() checks them (their starts, shapes and signs left in `layout`).
+// Returns 1; 0 for a row that ends the run; -2 where the row differs from the template elsewhere
+// than in the clock (run_read() then reads it: a lower-case 't' after an upper-case one, another
+// device).
+AVX2 int run_template_row(const row_masks m, const uint64_t E, const unsigned char *p, const uint64_t tmask,
+                          const unsigned d0, int accuracy, numbers_layout *layout, int *seconds, unsigned *nl) {
     if ((E & tmask) != tmask) return -2;
     if (m.N == 0) return 0;
-    const unsigned nl = (unsigned)__builtin_ctzll(m.N);
+    *nl = (unsigned)__builtin_ctzll(m.N);
     const unsigned first = d0 + 22;
-    if (first >= nl) return 0;
+    if (first >= *nl) return 0;
     const uint64_t digits = (uint64_t)0xDB << (d0 + 12);
     if ((m.G & digits) != digits) return 0;
     uint64_t time;
     memcpy(&time, p + d0 + 12, 8);
-    const int seconds = clock_seconds(time);
-    if (seconds < 0) return 0;
+    *seconds = clock_seconds(time);
+    if (*seconds < 0) return 0;
+    return (accuracy ? row_layout(m, p, first, 3, *nl, layout) : row_layout(m, p, first, 2, *nl, layout)) ? 1 : 0;
+}
+
+// A template row's numbers (run_template_row()) converted, in range, and its fix taken: 1, or 0
+// when the row ends the run.
+AVX2 int run_take_template(const unsigned char *p, const unsigned d0, int accuracy, const numbers_layout *layout,
+                           const int seconds, geofence_run *run, geofence_fix *fix) {
     double v[4];
-    const unsigned e = accuracy ? row_numbers(m, p, first, 3, nl, layout, v) : row_numbers(m, p, first, 2, nl, layout, v);
-    if (e == 0 || !position_in_range(v, accuracy)) return 0;
-    const double t = run->day + (double)seconds;
-    return run_take(run, fix, t, v[0], v[1], accuracy ? v[2] : 0) ? (int)nl + 1 : 0;
+    // N constant in each call, for the conversion's unrolled lanes.
+    if (accuracy) convert256(p + d0 + 22, 3, layout->starts, layout->shapes, layout->signs, v);
+    else convert256(p + d0 + 22, 2, layout->starts, layout->shapes, layout->signs, v);
+    return position_in_range(v, accuracy) && run_take(run, fix, run->day + (double)seconds, v[0], v[1], accuracy ? v[2] : 0);
+}
+
+// A row of an ISO run read against the template: run_template_row(), then run_take_template().
+// Returns the offset of the next row, 0 for a row that ends the run, or -2 (run_template_row()).
+AVX2 int run_read_template(const row_masks m, const uint64_t E, const unsigned char *p, const uint64_t tmask,
+                           const unsigned d0, int accuracy, numbers_layout *layout, geofence_run *run, geofence_fix *fix) {
+    int seconds;
+    unsigned nl;
+    const int r = run_template_row(m, E, p, tmask, d0, accuracy, layout, &seconds, &nl);
+    if (r <= 0) return r;
+    return run_take_template(p, d0, accuracy, layout, seconds, run, fix) ? (int)nl + 1 : 0;
 }
 
 // The template mask of a run (run_read_template): the row before the run at a (the run's name
@@ -754,11 +788,64 @@ __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,bmi,popcnt"))) static 
     ROWS(row_masks512)
 }
 
+// Two template rows of a run without accuracy (RUN with `pair`, the AVX-512 level), a at p + at
+// and the next: both checked (run_template_row()), their four numbers converted together in one
+// 512-bit register (convert512_at(): a row's own conversion takes half of one), then each taken
+// in turn as run_take_template() takes it: 0.95 of the one-row routine's time on the AIS trace
+// where this host ran fast, the same where it ran slow (docs/logs.md, "Row blocks"). A row a
+// that is not a template row goes on to the one-row path below; one that ends the run stops it;
+// when b is not a template row (or not there), a alone is taken and b is read next.
+#define PAIR_STEP(masks, same)                                                                                         \
+    int sa, sb = 0;                                                                                                    \
+    unsigned nla, nlb = 0;                                                                                             \
+    const int ra = run_template_row(m, same(p + at), p + at, tmask, d0, 0, &layout, &sa, &nla);                       \
+    if (ra == 0) {                                                                                                     \
+        *stopped = 1;                                                                                                  \
+        break;                                                                                                         \
+    }                                                                                                                  \
+    if (ra == 1) {                                                                                                     \
+        const unsigned char *const a = p + at + d0 + 22;                                                               \
+        const unsigned char *q[4] = {a + layout.starts[0], a + layout.starts[1], 0, 0};                               \
+        unsigned shapes[4] = {layout.shapes[0], layout.shapes[1], 0, 0};                                               \
+        uint64_t signs[4] = {layout.signs[0], layout.signs[1], 0, 0};                                                  \
+        const long bt = at + (long)nla + 1;                                                                            \
+        const int rb = bt <= last_start ? run_template_row(masks(p + bt, delimiter), same(p + bt), p + bt, tmask, d0,  \
+                                                           0, &layout, &sb, &nlb)                                      \
+                                        : 0;                                                                           \
+        const unsigned char *const b = rb == 1 ? p + bt + d0 + 22 : a;                                                 \
+        q[2] = rb == 1 ? b + layout.starts[0] : q[0];                                                                  \
+        q[3] = rb == 1 ? b + layout.starts[1] : q[1];                                                                  \
+        shapes[2] = rb == 1 ? layout.shapes[0] : shapes[0];                                                            \
+        shapes[3] = rb == 1 ? layout.shapes[1] : shapes[1];                                                            \
+        signs[2] = rb == 1 ? layout.signs[0] : signs[0];                                                               \
+        signs[3] = rb == 1 ? layout.signs[1] : signs[1];                                                               \
+        double v[4];                                                                                                   \
+        convert512_at(q, 4, shapes, signs, v);                                                                         \
+        if (!position_in_range(v, 0) || !run_take(run, fixes + k, run->day + (double)sa, v[0], v[1], 0)) {            \
+            *stopped = 1;                                                                                              \
+            break;                                                                                                     \
+        }                                                                                                              \
+        if (lines) lines[k] = run->line + 1 + k;                                                                       \
+        last = at;                                                                                                     \
+        at = bt;                                                                                                       \
+        k++;                                                                                                           \
+        if (rb != 1) continue;                                                                                         \
+        if (!position_in_range(v + 2, 0) || !run_take(run, fixes + k, run->day + (double)sb, v[2], v[3], 0)) {        \
+            *stopped = 1;                                                                                              \
+            break;                                                                                                     \
+        }                                                                                                              \
+        if (lines) lines[k] = run->line + 1 + k;                                                                       \
+        last = at;                                                                                                     \
+        at += (long)nlb + 1;                                                                                           \
+        k++;                                                                                                           \
+        continue;                                                                                                      \
+    }
+
 // geofence_run_rows at a level (`masks` its row_masks function, `same` the mask of the bytes
-// where the 64 at a row equal the template's): each row read against the row before the run
-// when that is an ISO row of the given date (run_template()), else (or where the row differs
-// from it) by run_read().
-#define RUN(masks, same)                                                                                               \
+// where the 64 at a row equal the template's, `pair` whether template rows are read two at a
+// time, PAIR_STEP): each row read against the row before the run when that is an ISO row of the
+// given date (run_template()), else (or where the row differs from it) by run_read().
+#define RUN(masks, same, pair)                                                                                         \
     long at = 0, last = 0;                                                                                             \
     int k = 0;                                                                                                         \
     *stopped = 0;                                                                                                      \
@@ -771,6 +858,9 @@ __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,bmi,popcnt"))) static 
     const uint64_t tmask = max > 0 ? run_template(run->name, d0, delimiter, day_head, day_tail) : 0;                   \
     while (k < max && at <= last_start) {                                                                              \
         const row_masks m = masks(p + at, delimiter);                                                                  \
+        if (pair && tmask && !accuracy && k + 1 < max) {                                                               \
+            PAIR_STEP(masks, same)                                                                                     \
+        }                                                                                                              \
         int next = tmask ? run_read_template(m, same(p + at), p + at, tmask, d0, accuracy, &layout, run, fixes + k)    \
                          : -2;                                                                                         \
         if (next == -2)                                                                                                \
@@ -797,7 +887,7 @@ __attribute__((target("avx2,bmi,popcnt"))) static int run_rows256(const unsigned
 #define SAME256(q)                                                                                                     \
     ((uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_loadu_si256((const __m256i *)(q)), low))      \
      | (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_loadu_si256((const __m256i *)((q) + 32)), high)) << 32)
-    RUN(row_masks256, SAME256)
+    RUN(row_masks256, SAME256, 0)
 #undef SAME256
 }
 
@@ -806,10 +896,11 @@ __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,bmi,popcnt"))) static 
     geofence_run *run, geofence_fix *fixes, long *lines, int max, long *consumed, long *last_row, int *stopped) {
     const __m512i template = _mm512_loadu_si512((const void *)run->name);
 #define SAME512(q) _cvtmask64_u64(_mm512_cmpeq_epi8_mask(_mm512_loadu_si512((const void *)(q)), template))
-    RUN(row_masks512, SAME512)
+    RUN(row_masks512, SAME512, 1)
 #undef SAME512
 }
 #undef RUN
+#undef PAIR_STEP
 #undef ROWS
 #endif
 
