@@ -710,15 +710,20 @@ AVX2 int run_template_row(const row_masks m, const uint64_t E, const unsigned ch
     return (accuracy ? row_layout(m, p, first, 3, *nl, layout) : row_layout(m, p, first, 2, *nl, layout)) ? 1 : 0;
 }
 
-// A template row's numbers (run_template_row()) converted, in range, and its fix taken: 1, or 0
-// when the row ends the run.
+// A template row's fix taken from its clock's seconds and its converted numbers v (latitude,
+// longitude, accuracy): its position in range, then run_take(). 1, or 0 when the row ends the run.
+static inline int run_take_numbers(geofence_run *run, geofence_fix *fix, const int seconds, const double *v, const int accuracy) {
+    return position_in_range(v, accuracy) && run_take(run, fix, run->day + (double)seconds, v[0], v[1], accuracy ? v[2] : 0);
+}
+
+// A template row's numbers (run_template_row()) converted and its fix taken (run_take_numbers()).
 AVX2 int run_take_template(const unsigned char *p, const unsigned d0, int accuracy, const numbers_layout *layout,
                            const int seconds, geofence_run *run, geofence_fix *fix) {
     double v[4];
     // N constant in each call, for the conversion's unrolled lanes.
     if (accuracy) convert256(p + d0 + 22, 3, layout->starts, layout->shapes, layout->signs, v);
     else convert256(p + d0 + 22, 2, layout->starts, layout->shapes, layout->signs, v);
-    return position_in_range(v, accuracy) && run_take(run, fix, run->day + (double)seconds, v[0], v[1], accuracy ? v[2] : 0);
+    return run_take_numbers(run, fix, seconds, v, accuracy);
 }
 
 // A row of an ISO run read against the template: run_template_row(), then run_take_template().
@@ -804,6 +809,7 @@ __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,bmi,popcnt"))) static 
         break;                                                                                                         \
     }                                                                                                                  \
     if (ra == 1) {                                                                                                     \
+        /* Row a's numbers in lanes 0 and 1, row b's (or a's again) in 2 and 3. */                                    \
         const unsigned char *const a = p + at + d0 + 22;                                                               \
         const unsigned char *q[4] = {a + layout.starts[0], a + layout.starts[1], 0, 0};                               \
         unsigned shapes[4] = {layout.shapes[0], layout.shapes[1], 0, 0};                                               \
@@ -812,16 +818,17 @@ __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,bmi,popcnt"))) static 
         const int rb = bt <= last_start ? run_template_row(masks(p + bt, delimiter), same(p + bt), p + bt, tmask, d0,  \
                                                            0, &layout, &sb, &nlb)                                      \
                                         : 0;                                                                           \
-        const unsigned char *const b = rb == 1 ? p + bt + d0 + 22 : a;                                                 \
-        q[2] = rb == 1 ? b + layout.starts[0] : q[0];                                                                  \
-        q[3] = rb == 1 ? b + layout.starts[1] : q[1];                                                                  \
-        shapes[2] = rb == 1 ? layout.shapes[0] : shapes[0];                                                            \
-        shapes[3] = rb == 1 ? layout.shapes[1] : shapes[1];                                                            \
-        signs[2] = rb == 1 ? layout.signs[0] : signs[0];                                                               \
-        signs[3] = rb == 1 ? layout.signs[1] : signs[1];                                                               \
+        const int both = rb == 1;                                                                                      \
+        const unsigned char *const b = p + bt + d0 + 22;                                                               \
+        q[2] = both ? b + layout.starts[0] : q[0];                                                                     \
+        q[3] = both ? b + layout.starts[1] : q[1];                                                                     \
+        shapes[2] = both ? layout.shapes[0] : shapes[0];                                                               \
+        shapes[3] = both ? layout.shapes[1] : shapes[1];                                                               \
+        signs[2] = both ? layout.signs[0] : signs[0];                                                                  \
+        signs[3] = both ? layout.signs[1] : signs[1];                                                                  \
         double v[4];                                                                                                   \
         convert512_at(q, 4, shapes, signs, v);                                                                         \
-        if (!position_in_range(v, 0) || !run_take(run, fixes + k, run->day + (double)sa, v[0], v[1], 0)) {            \
+        if (!run_take_numbers(run, fixes + k, sa, v, 0)) {                                                             \
             *stopped = 1;                                                                                              \
             break;                                                                                                     \
         }                                                                                                              \
@@ -829,8 +836,8 @@ __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,bmi,popcnt"))) static 
         last = at;                                                                                                     \
         at = bt;                                                                                                       \
         k++;                                                                                                           \
-        if (rb != 1) continue;                                                                                         \
-        if (!position_in_range(v + 2, 0) || !run_take(run, fixes + k, run->day + (double)sb, v[2], v[3], 0)) {        \
+        if (!both) continue;                                                                                           \
+        if (!run_take_numbers(run, fixes + k, sb, v + 2, 0)) {                                                         \
             *stopped = 1;                                                                                              \
             break;                                                                                                     \
         }                                                                                                              \
