@@ -386,6 +386,14 @@ extension CSVLogParser {
             func runDevice() -> Int32 {
                 !deferred ? previousDevice : staged > 0 ? out[staged &- 1].device : flushedDevice
             }
+            // Whether the row before a run has a fix to go on from: read serially, or a parse
+            // worker's staged or flushed one.
+            func rowBeforeTaken() -> Bool { staged > 0 || !deferred || hasFlushed }
+            // A parse worker looks the device of the row before a run up first, if it still waits
+            // for it: every row of the run then takes it as is.
+            func resolveRowBefore() {
+                if deferred && staged > 0 && pending[staged &- 1].count != 0 { resolve() }
+            }
             var last = deferred ? nil : devices.lastFixes(), known = deferred ? 0 : devices.last.count
             let fileIndex = core.fileIndex
             let delimiter = self.delimiter
@@ -417,11 +425,11 @@ extension CSVLogParser {
                     // fix written straight into the staging buffer; the run's device looked up
                     // first by a parse worker if the row before still waits for it.
                     if runs && inRun && blockIndex == blockCount && skipBlocks == 0 && !runEnded && previous.count > 0
-                        && (staged > 0 || !deferred || hasFlushed) {
+                        && rowBeforeTaken() {
                         let lastStart = core.end &- Self.wideMargin &- core.pos
                         let want = Swift.min(room &- staged, max &- flushed &- staged)
                         if lastStart >= 0 && want > 0 {
-                            if deferred && staged > 0 && pending[staged &- 1].count != 0 { resolve() }
+                            resolveRowBefore()
                             let d = Int(previousDevice)
                             let l = deferred ? DeviceState.LastFix() : last.unsafelyUnwrapped[d]
                             var run = geofence_run(name: previous.name, name_length: Int32(truncatingIfNeeded: previous.count),
@@ -493,17 +501,16 @@ extension CSVLogParser {
                     // duplicates), and the device's last fix written once, at the run's end. The
                     // run stops at a row of another device, a numeric time while the unit is not
                     // chosen yet, a time out of range, a row out of order, or a full staging buffer.
-                    if inRun && blockIndex < blockCount && (staged > 0 || !deferred || hasFlushed) && (block + blockIndex).pointee.hash == previous.hash {
+                    if inRun && blockIndex < blockCount && rowBeforeTaken() && (block + blockIndex).pointee.hash == previous.hash {
                         let first = blockIndex
                         let earliest = core.timeRange.earliest, latest = core.timeRange.latest
                         let unit = core.timeUnit
                         let day = Double(core.utcDay.seconds)
                         let d = Int(previousDevice)
                         var l = deferred ? DeviceState.LastFix() : last.unsafelyUnwrapped[d]
-                        // A parse worker looks the run's device up first, if the row before
-                        // is still waiting for it: every row of the run then takes it as is,
-                        // none waits (so none is visited again when the staged rows are resolved).
-                        if deferred && staged > 0 && pending[staged &- 1].count != 0 { resolve() }
+                        // (None of the run's rows then waits, so none is visited again when the
+                        // staged rows are resolved.)
+                        resolveRowBefore()
                         let device = runDevice()
                         while blockIndex < blockCount && staged < room {
                             let b = block + blockIndex
