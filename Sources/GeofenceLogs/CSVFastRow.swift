@@ -387,8 +387,15 @@ extension CSVLogParser {
                 !deferred ? previousDevice : staged > 0 ? out[staged &- 1].device : flushedDevice
             }
             // Whether the row before a run has a fix to go on from: read serially, or a parse
-            // worker's staged or flushed one.
-            func rowBeforeTaken() -> Bool { staged > 0 || !deferred || hasFlushed }
+            // worker's staged or flushed one. (Neither it nor `hasFlushed` is read on the right
+            // of `&&` or `||`, an autoclosure: that made the compiler check the accesses to
+            // `staged` and `hasFlushed` at run time, about 90 instructions each time round the
+            // loop below, 4 M on the AIS trace at 2 threads; the SIL showed `[dynamic]`. The
+            // conditions that call it are listed with commas.)
+            func rowBeforeTaken() -> Bool {
+                if staged > 0 || !deferred { return true }
+                return hasFlushed
+            }
             // A parse worker looks the device of the row before a run up first, if it still waits
             // for it: every row of the run then takes it as is.
             func resolveRowBefore() {
@@ -424,8 +431,8 @@ extension CSVLogParser {
                     // loop below checks it (device, time range, order when read serially) and its
                     // fix written straight into the staging buffer; the run's device looked up
                     // first by a parse worker if the row before still waits for it.
-                    if runs && inRun && blockIndex == blockCount && skipBlocks == 0 && !runEnded && previous.count > 0
-                        && rowBeforeTaken() {
+                    if runs && inRun && blockIndex == blockCount && skipBlocks == 0 && !runEnded && previous.count > 0,
+                       rowBeforeTaken() {
                         let lastStart = core.end &- Self.wideMargin &- core.pos
                         let want = Swift.min(room &- staged, max &- flushed &- staged)
                         if lastStart >= 0 && want > 0 {
@@ -501,7 +508,7 @@ extension CSVLogParser {
                     // duplicates), and the device's last fix written once, at the run's end. The
                     // run stops at a row of another device, a numeric time while the unit is not
                     // chosen yet, a time out of range, a row out of order, or a full staging buffer.
-                    if inRun && blockIndex < blockCount && rowBeforeTaken() && (block + blockIndex).pointee.hash == previous.hash {
+                    if inRun && blockIndex < blockCount, rowBeforeTaken(), (block + blockIndex).pointee.hash == previous.hash {
                         let first = blockIndex
                         let earliest = core.timeRange.earliest, latest = core.timeRange.latest
                         let unit = core.timeUnit
@@ -605,7 +612,7 @@ extension CSVLogParser {
                         // before when the name is the same (at once, or when that row's is
                         // resolved), else looked up with the staged rows' (resolve()).
                         // (The row before may have been flushed: its device is then resolved.)
-                        let same = (staged > 0 || hasFlushed) && previous.count == count && previous.hash == hash && previous.tail == tail
+                        let same = rowBeforeTaken() && previous.count == count && previous.hash == hash && previous.tail == tail
                             && DeviceState.sameHead(previous.name, name, count)
                         previous = PendingDevice(name: name, count: count, hash: hash, tail: tail)
                         inRun = same
