@@ -656,7 +656,7 @@ struct ParallelReader {
                             // (mapped), and appended to `out` in one copy before anything else is.
                             var kept = 0
                             var j = 0
-                            // The run of the worker's that holds fix j - 1 is runStarts[run]..<runStarts[run + 1].
+                            // The worker's run that holds fix j - 1: runStarts[run]..<runStarts[run + 1].
                             var run = 0
                             let hasRuns = !runStarts.isEmpty
                             while j < fixes.count {
@@ -962,7 +962,8 @@ struct ParallelReader {
     }
 
     /// Takes the rest of the worker's run that holds fix `j - 1` (just taken, at `kept - 1`):
-    /// each fix gets `device` and is moved down to `kept` on if fixes were dropped before it.
+    /// each fix gets `device` and, where fixes were dropped before it, moves down to `kept`
+    /// onwards.
     /// Returns where the run ends (`j`: nothing left of it). Out of line, and `j` and `kept`
     /// not passed `inout`: either made the join's loop dearer where no runs are marked (on
     /// 200k rows of the scattered log, 12.4M → 15.0M instructions with them `inout`).

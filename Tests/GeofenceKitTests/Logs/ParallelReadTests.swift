@@ -210,6 +210,48 @@ final class ParallelReadTests: XCTestCase {
         }
     }
 
+    /// A trace-like CSV log: devices in runs of 1 to 40 rows (a device may come back later),
+    /// times rising within a run, with duplicates, times going backwards and bad rows inside runs
+    /// and at their starts, so that the join meets the parse workers' runs (docs/logs.md,
+    /// "Parallel reading") broken and begun after dropped rows.
+    static func runsCSV(seed: UInt64, rows: Int) -> String {
+        var g = SeededGenerator(seed: seed)
+        var s = "device,time,lat,lon\n"
+        var t = [Double](repeating: 1_600_000_000, count: 6)
+        var n = 0
+        while n < rows {
+            let d = Int(g.next() % 6), length = 1 + Int(g.next() % 40)
+            for _ in 0..<length {
+                t[d] += Double(g.next() % 3)                                  // 0: the same time
+                let lat = String(format: "%.5f", Double(g.next() % 1000) / 20 - 25)
+                let lon = g.next() % 4 == 0 ? "-77.12345" : String(format: "%.5f", Double(g.next() % 1000) / 10 - 50)
+                let row = "dev\(d),\(Int(t[d])),\(lat),\(lon)\n"
+                switch g.next() % 25 {
+                case 0: s += row + row                                      // a duplicate
+                case 1: s += "dev\(d),\(Int(t[d]) - 50),\(lat),\(lon)\n" + row  // backwards, then on
+                case 2: s += "dev\(d),\(Int(t[d])),north,\(lon)\n" + row      // a bad row
+                default: s += row
+                }
+                n += 1
+            }
+        }
+        return s
+    }
+
+    func testGeneratedRunsMatchSerial() {
+        for seed in 50...55 as ClosedRange<UInt64> {
+            let path = writeFile(dir, "runs\(seed).csv", Self.runsCSV(seed: seed, rows: 400))
+            assertSameAsSerial(path, LogReaderOptions(skipInvalid: true))
+            var o = LogReaderOptions(skipInvalid: true)
+            o.mapThreshold = Int.max      // through the read buffer
+            assertSameAsSerial(path, o)
+        }
+        for seed in 60...62 as ClosedRange<UInt64> {
+            let path = writeFile(dir, "runs\(seed).csv", Self.runsCSV(seed: seed, rows: 400))
+            assertSameAsSerial(path, LogReaderOptions())
+        }
+    }
+
     func testGeneratedNDJSONMatchesSerial() {
         for seed in 1...10 as ClosedRange<UInt64> {
             var g = SeededGenerator(seed: seed)
