@@ -793,6 +793,13 @@ __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,bmi,popcnt"))) static 
     ROWS(row_masks512)
 }
 
+// A row of the run taken (its fix in fixes[k]): its line noted, the run on at the row at `to`.
+#define ROW_TAKEN(to)                                                                                                  \
+    if (lines) lines[k] = run->line + 1 + k;                                                                           \
+    last = at;                                                                                                         \
+    at = (to);                                                                                                         \
+    k++;
+
 // Two template rows of a run without accuracy (RUN with `pair`, the AVX-512 level), a at p + at
 // and the next: both checked (run_template_row()), their four numbers converted together in one
 // 512-bit register (convert512_at(): a row's own conversion takes half of one), then each taken
@@ -832,19 +839,13 @@ __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,bmi,popcnt"))) static 
             *stopped = 1;                                                                                              \
             break;                                                                                                     \
         }                                                                                                              \
-        if (lines) lines[k] = run->line + 1 + k;                                                                       \
-        last = at;                                                                                                     \
-        at = bt;                                                                                                       \
-        k++;                                                                                                           \
+        ROW_TAKEN(bt)                                                                                                  \
         if (!both) continue;                                                                                           \
         if (!run_take_numbers(run, fixes + k, sb, v + 2, 0)) {                                                         \
             *stopped = 1;                                                                                              \
             break;                                                                                                     \
         }                                                                                                              \
-        if (lines) lines[k] = run->line + 1 + k;                                                                       \
-        last = at;                                                                                                     \
-        at += (long)nlb + 1;                                                                                           \
-        k++;                                                                                                           \
+        ROW_TAKEN(at + (long)nlb + 1)                                                                                  \
         continue;                                                                                                      \
     }
 
@@ -876,10 +877,7 @@ __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,bmi,popcnt"))) static 
             *stopped = 1;                                                                                              \
             break;                                                                                                     \
         }                                                                                                              \
-        if (lines) lines[k] = run->line + 1 + k;                                                                       \
-        last = at;                                                                                                     \
-        at += next;                                                                                                    \
-        k++;                                                                                                           \
+        ROW_TAKEN(at + next)                                                                                           \
     }                                                                                                                  \
     run->line += k;                                                                                                    \
     *consumed = at;                                                                                                    \
@@ -908,6 +906,7 @@ __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,bmi,popcnt"))) static 
 }
 #undef RUN
 #undef PAIR_STEP
+#undef ROW_TAKEN
 #undef ROWS
 #endif
 
