@@ -107,7 +107,8 @@ struct EvaluateSuites {
     /// From file (and each other log in `files`) against in memory at the largest thread count,
     /// run in turn (in memory, then each file, again and again) so that a machine whose speed
     /// drifts from one block of runs to the next weighs on all alike; reports the ratios of the
-    /// medians as percentages of in-memory. Checks every run's events against the first's.
+    /// medians as percentages of in-memory, and the median of each round's own ratio. Checks
+    /// every run's events against the first's.
     func interleaved(_ workload: String, _ compiled: CompiledFences, _ batches: [[Fix]], files: [(label: String, path: String)],
                      suite: String, repeats: Int) throws {
         let threads = threadCounts.last!
@@ -125,9 +126,13 @@ struct EvaluateSuites {
         let memory = Stats.median(times[0])
         for (k, f) in files.enumerated() {
             let share = memory / Stats.median(times[k + 1])
+            // Each round's own ratio too (in memory over the file run just after it): the two
+            // runs of a round meet the machine in the same state, so where its speed changes
+            // from one round to the next, their median moves less than the ratio of medians.
+            let rounds = Stats.median(zip(times[0], times[k + 1]).map { $0 / $1 })
             report.ratio(suite, workload, "\(threads)t \(f.label)/in-memory, in turn", share)
-            report.note(String(format: "%@ at %d threads, run in turn with in-memory (%d rounds): %.0f%% of in-memory (medians %.3f ms and %.3f ms)",
-                               f.label, threads, repeats, 100 * share, 1e3 * Stats.median(times[k + 1]), 1e3 * memory))
+            report.note(String(format: "%@ at %d threads, run in turn with in-memory (%d rounds): %.0f%% of in-memory (medians %.3f ms and %.3f ms; median of the rounds' own ratios %.0f%%)",
+                               f.label, threads, repeats, 100 * share, 1e3 * Stats.median(times[k + 1]), 1e3 * memory, 100 * rounds))
         }
     }
 
