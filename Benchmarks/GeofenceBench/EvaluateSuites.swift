@@ -126,9 +126,10 @@ struct EvaluateSuites {
         let memory = Stats.median(times[0])
         for (k, f) in files.enumerated() {
             let share = memory / Stats.median(times[k + 1])
-            // Each round's own ratio too (in memory over the file run just after it): the two
-            // runs of a round meet the machine in the same state, so where its speed changes
-            // from one round to the next, their median moves less than the ratio of medians.
+            // Each round's own ratio too (in memory over the same round's run of this file):
+            // the runs of a round meet the machine in much the same state, so where its speed
+            // changes from one round to the next, their median moves less than the ratio of
+            // the medians.
             let rounds = Stats.median(zip(times[0], times[k + 1]).map { $0 / $1 })
             report.ratio(suite, workload, "\(threads)t \(f.label)/in-memory, in turn", share)
             report.note(String(format: "%@ at %d threads, run in turn with in-memory (%d rounds): %.0f%% of in-memory (medians %.3f ms and %.3f ms; median of the rounds' own ratios %.0f%%)",
