@@ -315,7 +315,8 @@ extension CSVLogParser {
     /// device's last fix is written through ``DeviceState/lastFixes()``, fetched again whenever a
     /// new device may have moved it (a new index here, any row of the general path). No array
     /// uniqueness check per row. A parse worker's core (``ReadCore/deferOrder``) takes the same
-    /// path without the order check, keeping each fix's line instead.
+    /// path without the order check, keeping each fix's line instead, and stages its rows where
+    /// they stay (``ReadCore/output``): its flush only counts them.
     mutating func readSerial(into batch: inout [Fix], max: Int, roles r: UnsafeBufferPointer<Int8>,
                              bounds b: UnsafeMutablePointer<Int>, _ core: inout ReadCore, _ devices: inout DeviceState) throws(GeofenceError) {
         let room = Swift.max(1, Swift.min(max &- batch.count, 32))      // small copies: vector moves, not `rep movsb`
@@ -323,10 +324,19 @@ extension CSVLogParser {
         try withUnsafeTemporaryAllocation(of: Fix.self, capacity: room) { (staging) throws(GeofenceError) in
           try withUnsafeTemporaryAllocation(of: PendingDevice.self, capacity: room) { (pendingDevices) throws(GeofenceError) in
            try withUnsafeTemporaryAllocation(of: Int.self, capacity: room) { (lineStaging) throws(GeofenceError) in
-            let out = staging.baseAddress!
-            // A parse worker's staged rows' lines, appended to `core.lines` with their fixes.
-            let stagedLines = lineStaging.baseAddress!
-            var staged = 0, flushed = batch.count
+            // A parse worker stages its rows where they stay, in `core.output` (ChunkFixes), with
+            // their lines; read serially, in `staging`, copied to `batch` when full.
+            let deferred = core.deferOrder
+            var out = staging.baseAddress!
+            var stagedLines = lineStaging.baseAddress!
+            var staged = 0, flushed = deferred ? core.output.count : batch.count
+            /// A parse worker's staging moved on past the fixes written (none staged): room made
+            /// for `room` more.
+            func restage() {
+                guard deferred else { return }
+                (out, stagedLines) = core.output.room(room)
+            }
+            restage()
             // A parse worker looks the devices of its staged rows up in the reader's table
             // together, before they leave the staging buffer: each row's first slot is asked
             // for (prefetched) when the row is read, the key it holds `keyLead` rows later,
@@ -373,13 +383,19 @@ extension CSVLogParser {
                     flushedDevice = out[staged &- 1].device
                     hasFlushed = true
                 }
-                if core.deferOrder { core.lines.append(contentsOf: UnsafeBufferPointer(start: stagedLines, count: staged)) }
+                if deferred {
+                    // Written in place: counted, and the staging moved on.
+                    core.output.count &+= staged
+                    flushed = core.output.count
+                    staged = 0
+                    restage()
+                    return
+                }
                 batch.append(contentsOf: UnsafeBufferPointer(start: out, count: staged))
                 flushed = batch.count
                 out.deinitialize(count: staged)
                 staged = 0
             }
-            let deferred = core.deferOrder
             // The device of a run going on from the row before: that row's (read serially), the
             // last staged fix's or the last flushed one's (a parse worker, whose staged rows are
             // resolved first).
@@ -600,7 +616,8 @@ extension CSVLogParser {
                             flush(&batch)
                             try generalRow(s, e, terminated: &terminated, line: line, roles: r, bounds: b, &core, &devices, &batch)
                             if !deferred { last = devices.lastFixes(); known = devices.last.count }   // it may have added a device
-                            flushed = batch.count
+                            flushed = deferred ? core.output.count : batch.count
+                            restage()                   // the row may have grown the storage
                             continue
                         }
                     }

@@ -119,9 +119,12 @@ enum LineParser: @unchecked Sendable {
 
 /// What a worker made of one chunk of the window: the fixes in file order with their lines,
 /// device indices local to the chunk (``devices``), the rows it skipped, and how it ended.
+/// Its storage is freed by ``deallocate()`` (``ChunkSlots`` does).
 struct ChunkResult: @unchecked Sendable {
-    var fixes: [Fix] = []
-    var lines: [Int] = []
+    /// The fixes and their lines.
+    var output = ChunkFixes()
+    /// The fixes (valid until the chunk is parsed again).
+    var fixes: UnsafeMutableBufferPointer<Fix> { output.written }
     /// Where the runs of `fixes` start, then `fixes.count`: a run is fixes of one device (as
     /// the chunk numbers it), each of which follows the one before it in time order
     /// (``DeviceState/follows(_:_:_:after:_:_:)``), so that the join checks only a run's first
@@ -141,6 +144,8 @@ struct ChunkResult: @unchecked Sendable {
     var resolvedUnit: (unit: TimeUnit, first: Double)? = nil
     /// Lines in the chunk (the lines of fixes, messages, the error and `straddle` count from its start).
     var endLine = 0
+
+    mutating func deallocate() { output.deallocate() }
 }
 
 /// The parse workers' results, one slot per chunk, at an address that stays put while a round
@@ -161,6 +166,7 @@ final class ChunkSlots: @unchecked Sendable {
     }
 
     deinit {
+        for i in 0..<capacity { base[i].deallocate() }
         base.deinitialize(count: capacity)
         base.deallocate()
     }
@@ -628,7 +634,7 @@ struct ParallelReader {
         }
         global.removeAll(keepingCapacity: true)
         global.append(contentsOf: repeatElement(-1, count: r.devices.offsets.count - 1))
-        let lines = r.lines, offsets = r.devices.offsets, localKeys = r.devices.keys, runStarts = r.runStarts
+        let offsets = r.devices.offsets, localKeys = r.devices.keys, runStarts = r.runStarts
         // The devices the chunk's workers did not find in the reader's table (none in a log
         // whose devices all appeared in earlier rounds; nearly one a row where they seldom
         // repeat) are met here in the order of their chunk indices, each first at its index:
@@ -650,8 +656,10 @@ struct ParallelReader {
         do {
             try r.devices.bytes.withUnsafeBufferPointer { (names) throws(GeofenceError) in
                 try global.withUnsafeMutableBufferPointer { (global) throws(GeofenceError) in
-                    try lines.withUnsafeBufferPointer { (lines) throws(GeofenceError) in
-                        try r.fixes.withUnsafeMutableBufferPointer { (fixes) throws(GeofenceError) in
+                    let lines = r.output.writtenLines
+                    do {
+                        let fixes = r.fixes
+                        do {
                             // Fixes accepted by the common path are moved down to fixes[0..<kept]
                             // (mapped), and appended to `out` in one copy before anything else is.
                             var kept = 0
@@ -792,6 +800,7 @@ struct ParallelReader {
             n += 1
         }
         var scratch = ChunkResult()
+        defer { scratch.deallocate() }
         parse(parser, base, from: from, to: end, endsFile: endsFile && end == to, settings, into: &scratch)
         return scratch.resolvedUnit != nil
     }
@@ -892,28 +901,27 @@ struct ParallelReader {
         core.firstNumericTime = s.firstNumericTime
         core.timeRange = s.timeRange
         core.knownDevices = s.known
-        r.fixes.removeAll(keepingCapacity: true)
-        r.lines.removeAll(keepingCapacity: true)
         // Room for the chunk's fixes at once (a row takes at least `minimumRowBytes`): grown
         // row by row from empty, the arrays of a reader's first round were copied a dozen
         // times over (a small log is all first round). Pages never written are never touched.
         // Grown to twice the chunk at least when a chunk needs more than the slot held (chunks
         // vary a little from round to round, and the first rounds' are smaller; grown to each
         // one's size, the arrays were reallocated round after round, into fresh pages).
-        let most = (to - from) / Self.minimumRowBytes + 1
-        if r.fixes.capacity < most { r.fixes.reserveCapacity(Swift.max(2 * most, r.fixes.capacity * 3 / 2)) }
-        if r.lines.capacity < most { r.lines.reserveCapacity(Swift.max(2 * most, r.lines.capacity * 3 / 2)) }
+        r.output.count = 0
+        r.output.reserve((to - from) / Self.minimumRowBytes + 1)
         r.devices.removeAll()
         r.devices.bytesOnly = true
         r.error = nil
         r.resolvedUnit = nil
-        swap(&core.lines, &r.lines)
+        // The chunk's storage lent to the core, where the parser writes (the batch stays empty).
+        swap(&core.output, &r.output)
+        var unused: [Fix] = []
         do {
-            try parser.read(into: &r.fixes, max: Int.max, &core, &r.devices)
+            try parser.read(into: &unused, max: Int.max, &core, &r.devices)
         } catch {
             r.error = error
         }
-        swap(&core.lines, &r.lines)
+        swap(&core.output, &r.output)
         markRuns(&r)
         r.skipped = core.skipped
         r.firstMessages = core.firstMessages
@@ -933,10 +941,11 @@ struct ParallelReader {
     /// instructions a fix, on the reader's thread).
     static func markRuns(_ r: inout ChunkResult) {
         r.runStarts.removeAll(keepingCapacity: true)
-        let n = r.fixes.count
+        let n = r.output.count
         guard n > 1 else { return }
         r.runStarts.reserveCapacity(n / 4 + 18)
-        r.fixes.withUnsafeBufferPointer { f in
+        do {
+            let f = r.fixes
             r.runStarts.append(0)
             let p = f.baseAddress!
             var device = p[0].device, time = p[0].time

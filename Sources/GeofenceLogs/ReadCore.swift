@@ -48,12 +48,13 @@ struct ReadCore {
     var firstMessages: [SkipReason: String] = [:]
 
     /// A parse worker's core (ParallelReader): ``accept(_:line:_:_:)`` appends every fix with
-    /// its line to `lines` unchecked (the time order is checked when the chunks are joined),
+    /// its line to ``output`` unchecked (the time order is checked when the chunks are joined),
     /// and a quoted CSV field still open at the end of the window sets ``straddle`` instead of
     /// being an error (unless the window ends the file).
     var deferOrder = false
-    /// With ``deferOrder``: the line of each fix appended.
-    var lines: [Int] = []
+    /// With ``deferOrder``: the fixes and their lines (the chunk's storage, lent while it is
+    /// parsed); the batch passed to the parsers stays empty.
+    var output = ChunkFixes()
     /// With ``deferOrder``: the line of each first message (which then has no `path:line:`).
     var firstLines: [SkipReason: Int] = [:]
     /// With ``deferOrder``: whether the end of the window is the end of the file.
@@ -310,8 +311,7 @@ struct ReadCore {
     @inline(__always)
     mutating func accept(_ fix: Fix, line: Int, _ devices: inout DeviceState, _ batch: inout [Fix]) throws(GeofenceError) {
         if deferOrder {
-            batch.append(fix)
-            lines.append(line)
+            output.append(fix, line: line)
             return
         }
         let d = Int(fix.device)
