@@ -656,108 +656,103 @@ struct ParallelReader {
         do {
             try r.devices.bytes.withUnsafeBufferPointer { (names) throws(GeofenceError) in
                 try global.withUnsafeMutableBufferPointer { (global) throws(GeofenceError) in
-                    let lines = r.output.writtenLines
-                    do {
-                        let fixes = r.fixes
-                        do {
-                            // Fixes accepted by the common path are moved down to fixes[0..<kept]
-                            // (mapped), and appended to `out` in one copy before anything else is.
-                            var kept = 0
-                            var j = 0
-                            // The worker's run that holds fix j - 1: runStarts[run]..<runStarts[run + 1].
-                            var run = 0
-                            let hasRuns = !runStarts.isEmpty
-                            while j < fixes.count {
-                                // The common fix, without a call: a device already mapped (or found by
-                                // the worker), or new to the reader and added to its table right here
-                                // (at its first fix, as the general path below adds it), whose previous
-                                // fix it follows. `last` is fetched again whenever a new device may
-                                // have moved its storage.
-                                var last = devices.lastFixes()
-                                while j < fixes.count {
-                                    var f = fixes[j]
-                                    var g = f.device < 0 ? KnownDevices.index(f.device) : global[Int(f.device)]
-                                    if g < 0 {
-                                        let local = Int(f.device), s = offsets[local], e = offsets[local + 1]
-                                        // A name the table refuses (the general path reports it).
-                                        if local &+ Self.slotLead < localKeys.count {
-                                            geofence_prefetch(devices.slotAddress(localKeys[local &+ Self.slotLead].hash))
-                                        }
-                                        // Half as far on, that slot is there: the key it points to
-                                        // (the probe compares it first) asked for in turn.
-                                        if local &+ Self.slotLead / 2 < localKeys.count,
-                                           let key = devices.firstKeyAddress(localKeys[local &+ Self.slotLead / 2].hash) {
-                                            geofence_prefetch(key)
-                                        }
-                                        let key = localKeys[local]
-                                        guard e > s, let d = devices.intern(names.baseAddress! + s, e - s, hash: key.hash, tail: key.tail) else { break }
-                                        g = d
-                                        global[local] = d
-                                        last = devices.lastFixes()
-                                    }
-                                    let l = last.unsafelyUnwrapped[Int(g)]
-                                    guard l.isFollowed(by: f.time, f.lat, f.lon) else { break }
-                                    // The fixes after it of the same device (as the chunk numbers it), a
-                                    // run in a trace: each checked against the one before it, the
-                                    // device's last fix written once, after the run (or before the one
-                                    // out of order, which the loop above then meets again).
-                                    let chunkDevice = f.device
-                                    var previous = f
-                                    f.device = g
-                                    fixes[kept] = f
-                                    kept += 1
-                                    j += 1
-                                    // The rest of the worker's run follows it: each fix takes the
-                                    // device, none is checked again.
-                                    if hasRuns {
-                                        let end = Self.takeRun(fixes, runStarts, &run, from: j, kept: kept, device: g)
-                                        if end > j {
-                                            kept &+= end &- j
-                                            j = end
-                                            previous = fixes[kept &- 1]
-                                        }
-                                    }
-                                    while j < fixes.count && fixes[j].device == chunkDevice {
-                                        let h = fixes[j]
-                                        guard DeviceState.follows(h.time, h.lat, h.lon, after: previous.time, previous.lat, previous.lon) else { break }
-                                        // (Where nothing was dropped before it, the fix stays where
-                                        // it is: only its device is written.)
-                                        if kept != j { fixes[kept] = h }
-                                        fixes[kept].device = g
-                                        previous = h
-                                        kept += 1
-                                        j += 1
-                                    }
-                                    last.unsafelyUnwrapped[Int(g)] = DeviceState.LastFix(time: previous.time, lat: previous.lat, lon: previous.lon,
-                                                                                        line: lineBase + lines[j - 1], file: fileIndex)
+                    let lines = r.output.writtenLines, fixes = r.fixes
+                    // Fixes accepted by the common path are moved down to fixes[0..<kept]
+                    // (mapped), and appended to `out` in one copy before anything else is.
+                    var kept = 0
+                    var j = 0
+                    // The worker's run that holds fix j - 1: runStarts[run]..<runStarts[run + 1].
+                    var run = 0
+                    let hasRuns = !runStarts.isEmpty
+                    while j < fixes.count {
+                        // The common fix, without a call: a device already mapped (or found by
+                        // the worker), or new to the reader and added to its table right here
+                        // (at its first fix, as the general path below adds it), whose previous
+                        // fix it follows. `last` is fetched again whenever a new device may
+                        // have moved its storage.
+                        var last = devices.lastFixes()
+                        while j < fixes.count {
+                            var f = fixes[j]
+                            var g = f.device < 0 ? KnownDevices.index(f.device) : global[Int(f.device)]
+                            if g < 0 {
+                                let local = Int(f.device), s = offsets[local], e = offsets[local + 1]
+                                // A name the table refuses (the general path reports it).
+                                if local &+ Self.slotLead < localKeys.count {
+                                    geofence_prefetch(devices.slotAddress(localKeys[local &+ Self.slotLead].hash))
                                 }
-                                guard j < fixes.count else { break }
-                                out.append(contentsOf: UnsafeBufferPointer(rebasing: fixes[0..<kept]))
-                                kept = 0
-                                // A device new to the reader, or a fix out of order (reported as a serial read would).
-                                var f = fixes[j]
-                                if f.device < 0 {
-                                    f.device = KnownDevices.index(f.device)
-                                } else {
-                                    let local = Int(f.device)
-                                    var g = global[local]
-                                    if g < 0 {
-                                        let s = offsets[local], e = offsets[local + 1]
-                                        guard let d = try core.device(names.baseAddress! + s, e - s, line: lineBase + lines[j], &devices) else {
-                                            j += 1
-                                            continue
-                                        }
-                                        g = d
-                                        global[local] = g
-                                    }
-                                    f.device = g
+                                // Half as far on, that slot is there: the key it points to
+                                // (the probe compares it first) asked for in turn.
+                                if local &+ Self.slotLead / 2 < localKeys.count,
+                                   let key = devices.firstKeyAddress(localKeys[local &+ Self.slotLead / 2].hash) {
+                                    geofence_prefetch(key)
                                 }
-                                try core.accept(f, line: lineBase + lines[j], &devices, &out)
+                                let key = localKeys[local]
+                                guard e > s, let d = devices.intern(names.baseAddress! + s, e - s, hash: key.hash, tail: key.tail) else { break }
+                                g = d
+                                global[local] = d
+                                last = devices.lastFixes()
+                            }
+                            let l = last.unsafelyUnwrapped[Int(g)]
+                            guard l.isFollowed(by: f.time, f.lat, f.lon) else { break }
+                            // The fixes after it of the same device (as the chunk numbers it), a
+                            // run in a trace: each checked against the one before it, the
+                            // device's last fix written once, after the run (or before the one
+                            // out of order, which the loop above then meets again).
+                            let chunkDevice = f.device
+                            var previous = f
+                            f.device = g
+                            fixes[kept] = f
+                            kept += 1
+                            j += 1
+                            // The rest of the worker's run follows it: each fix takes the
+                            // device, none is checked again.
+                            if hasRuns {
+                                let end = Self.takeRun(fixes, runStarts, &run, from: j, kept: kept, device: g)
+                                if end > j {
+                                    kept &+= end &- j
+                                    j = end
+                                    previous = fixes[kept &- 1]
+                                }
+                            }
+                            while j < fixes.count && fixes[j].device == chunkDevice {
+                                let h = fixes[j]
+                                guard DeviceState.follows(h.time, h.lat, h.lon, after: previous.time, previous.lat, previous.lon) else { break }
+                                // (Where nothing was dropped before it, the fix stays where
+                                // it is: only its device is written.)
+                                if kept != j { fixes[kept] = h }
+                                fixes[kept].device = g
+                                previous = h
+                                kept += 1
                                 j += 1
                             }
-                            out.append(contentsOf: UnsafeBufferPointer(rebasing: fixes[0..<kept]))
+                            last.unsafelyUnwrapped[Int(g)] = DeviceState.LastFix(time: previous.time, lat: previous.lat, lon: previous.lon,
+                                                                                line: lineBase + lines[j - 1], file: fileIndex)
                         }
+                        guard j < fixes.count else { break }
+                        out.append(contentsOf: UnsafeBufferPointer(rebasing: fixes[0..<kept]))
+                        kept = 0
+                        // A device new to the reader, or a fix out of order (reported as a serial read would).
+                        var f = fixes[j]
+                        if f.device < 0 {
+                            f.device = KnownDevices.index(f.device)
+                        } else {
+                            let local = Int(f.device)
+                            var g = global[local]
+                            if g < 0 {
+                                let s = offsets[local], e = offsets[local + 1]
+                                guard let d = try core.device(names.baseAddress! + s, e - s, line: lineBase + lines[j], &devices) else {
+                                    j += 1
+                                    continue
+                                }
+                                g = d
+                                global[local] = g
+                            }
+                            f.device = g
+                        }
+                        try core.accept(f, line: lineBase + lines[j], &devices, &out)
+                        j += 1
                     }
+                    out.append(contentsOf: UnsafeBufferPointer(rebasing: fixes[0..<kept]))
                 }
             }
         } catch {
