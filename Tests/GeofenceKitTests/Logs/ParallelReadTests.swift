@@ -517,6 +517,59 @@ final class ParallelReadTests: XCTestCase {
             }
         }
     }
+
+    /// A chunk's storage keeps what was written as it grows, whether by an append past its room
+    /// (the general path's rows), by room asked for the staged rows, or by a reserve; its room
+    /// starts right after the fixes written. (A parse reserves enough for any chunk at once, so
+    /// the growth paths are met here only.)
+    func testChunkStorageKeepsFixesAsItGrows() {
+        var c = ChunkFixes()
+        defer { c.deallocate() }
+        XCTAssertEqual(c.count, 0)
+        XCTAssertEqual(c.written.count, 0)
+        func fix(_ k: Int) -> Fix { Fix(device: Int32(k % 7), time: Double(k), lat: Double(k % 90), lon: -Double(k % 180), accuracy: Double(k & 3), offset: Int16(k % 5)) }
+        var expected: [(Fix, Int)] = []
+        for k in 0..<100 {
+            c.append(fix(k), line: 1000 + k)
+            expected.append((fix(k), 1000 + k))
+        }
+        XCTAssertGreaterThanOrEqual(c.capacity, 100)
+        // Staged rows written at the room's pointers, then counted (as a parse worker's flush does).
+        for round in 0..<5 {
+            let before = c.capacity, needed = c.count + 40
+            let room = c.room(40)
+            XCTAssertEqual(room.fixes, c.fixes! + c.count)
+            XCTAssertEqual(room.lines, c.lines! + c.count)
+            if before >= needed {
+                XCTAssertEqual(c.capacity, before, "no growth while there is room")
+            } else {
+                XCTAssertGreaterThanOrEqual(c.capacity, 2 * needed, "grown to twice what is asked")
+            }
+            let n = 17 + round * 5
+            for i in 0..<n {
+                let k = 100 + round * 100 + i
+                (room.fixes + i).initialize(to: fix(k))
+                (room.lines + i).initialize(to: 2000 + k)
+                expected.append((fix(k), 2000 + k))
+            }
+            c.count += n
+        }
+        c.reserve(c.capacity * 3)
+        for k in 0..<3 {
+            c.append(fix(900 + k), line: 9000 + k)
+            expected.append((fix(900 + k), 9000 + k))
+        }
+        XCTAssertEqual(c.count, expected.count)
+        XCTAssertEqual(Array(c.written), expected.map { $0.0 })
+        XCTAssertEqual(Array(c.writtenLines), expected.map { $0.1 })
+        XCTAssertEqual(c.written.map(\.offset), expected.map { $0.0.offset }, "the offsets too (== does not compare them)")
+        c.deallocate()
+        XCTAssertEqual(c.count, 0)
+        XCTAssertEqual(c.capacity, 0)
+        XCTAssertNil(c.fixes)
+        c.append(fix(1), line: 1)
+        XCTAssertEqual(Array(c.written), [fix(1)])
+    }
 }
 
 /// The cuts between chunks, against a plain scan of the text.
