@@ -319,7 +319,9 @@ extension CSVLogParser {
     /// they stay (``ReadCore/output``): its flush only counts them.
     mutating func readSerial(into batch: inout [Fix], max: Int, roles r: UnsafeBufferPointer<Int8>,
                              bounds b: UnsafeMutablePointer<Int>, _ core: inout ReadCore, _ devices: inout DeviceState) throws(GeofenceError) {
-        let room = Swift.max(1, Swift.min(max &- batch.count, 32))      // small copies: vector moves, not `rep movsb`
+        // Rows staged between flushes (read serially, small copies: vector moves, not `rep movsb`;
+        // a parse worker looks their devices up together).
+        let room = Swift.max(1, Swift.min(max &- batch.count, 32))
         try withUnsafeTemporaryAllocation(of: geofence_row.self, capacity: Self.blockRows) { (blockRows) throws(GeofenceError) in
         try withUnsafeTemporaryAllocation(of: Fix.self, capacity: room) { (staging) throws(GeofenceError) in
           try withUnsafeTemporaryAllocation(of: PendingDevice.self, capacity: room) { (pendingDevices) throws(GeofenceError) in

@@ -123,9 +123,7 @@ enum LineParser: @unchecked Sendable {
 struct ChunkResult: @unchecked Sendable {
     /// The fixes and their lines.
     var output = ChunkFixes()
-    /// The fixes (valid until the chunk is parsed again).
-    var fixes: UnsafeMutableBufferPointer<Fix> { output.written }
-    /// Where the runs of `fixes` start, then `fixes.count`: a run is fixes of one device (as
+    /// Where the runs of the fixes start, then their count: a run is fixes of one device (as
     /// the chunk numbers it), each of which follows the one before it in time order
     /// (``DeviceState/follows(_:_:_:after:_:_:)``), so that the join checks only a run's first
     /// fix against the device's last one (``ParallelReader/markRuns(_:)``). Empty: no runs
@@ -649,14 +647,14 @@ struct ParallelReader {
         let fileIndex = core.fileIndex
         // Room for the rest of the round at this chunk's fixes per byte, so that `out` grows
         // once a round rather than doubling its way up (each step a copy into fresh pages).
-        if out.capacity < out.count + r.fixes.count, to > from {
-            let rest = Double(roundEnd - from) / Double(to - from) * Double(r.fixes.count)
-            out.reserveCapacity(out.count + Swift.max(r.fixes.count, Int(rest * 1.1)))
+        if out.capacity < out.count + r.output.count, to > from {
+            let rest = Double(roundEnd - from) / Double(to - from) * Double(r.output.count)
+            out.reserveCapacity(out.count + Swift.max(r.output.count, Int(rest * 1.1)))
         }
         do {
             try r.devices.bytes.withUnsafeBufferPointer { (names) throws(GeofenceError) in
                 try global.withUnsafeMutableBufferPointer { (global) throws(GeofenceError) in
-                    let lines = r.output.writtenLines, fixes = r.fixes
+                    let lines = r.output.writtenLines, fixes = r.output.written
                     // Fixes accepted by the common path are moved down to fixes[0..<kept]
                     // (mapped), and appended to `out` in one copy before anything else is.
                     var kept = 0
@@ -939,28 +937,25 @@ struct ParallelReader {
         let n = r.output.count
         guard n > 1 else { return }
         r.runStarts.reserveCapacity(n / 4 + 18)
-        do {
-            let f = r.fixes
-            r.runStarts.append(0)
-            let p = f.baseAddress!
-            var device = p[0].device, time = p[0].time
-            for k in 1..<n {
-                let d = p[k].device, t = p[k].time
-                // Later, of the same device: the common case, decided on two fields.
-                if d != device || !(t > time) {
-                    if d != device || !DeviceState.follows(t, p[k].lat, p[k].lon, after: time, p[k &- 1].lat, p[k &- 1].lon) {
-                        // Runs of a few fixes (devices that change from row to row) save the
-                        // join less than they cost: none are marked then.
-                        if r.runStarts.count > (k &>> 2) &+ 16 {
-                            r.runStarts.removeAll(keepingCapacity: true)
-                            return
-                        }
-                        r.runStarts.append(Int32(truncatingIfNeeded: k))
+        r.runStarts.append(0)
+        let p = r.output.fixes.unsafelyUnwrapped
+        var device = p[0].device, time = p[0].time
+        for k in 1..<n {
+            let d = p[k].device, t = p[k].time
+            // Later, of the same device: the common case, decided on two fields.
+            if d != device || !(t > time) {
+                if d != device || !DeviceState.follows(t, p[k].lat, p[k].lon, after: time, p[k &- 1].lat, p[k &- 1].lon) {
+                    // Runs of a few fixes (devices that change from row to row) save the
+                    // join less than they cost: none are marked then.
+                    if r.runStarts.count > (k &>> 2) &+ 16 {
+                        r.runStarts.removeAll(keepingCapacity: true)
+                        return
                     }
+                    r.runStarts.append(Int32(truncatingIfNeeded: k))
                 }
-                device = d
-                time = t
             }
+            device = d
+            time = t
         }
         if !r.runStarts.isEmpty { r.runStarts.append(Int32(truncatingIfNeeded: n)) }
     }
