@@ -674,7 +674,6 @@ struct ParallelReader {
                             var g = f.device < 0 ? KnownDevices.index(f.device) : global[Int(f.device)]
                             if g < 0 {
                                 let local = Int(f.device), s = offsets[local], e = offsets[local + 1]
-                                // A name the table refuses (the general path reports it).
                                 if local &+ Self.slotLead < localKeys.count {
                                     geofence_prefetch(devices.slotAddress(localKeys[local &+ Self.slotLead].hash))
                                 }
@@ -685,6 +684,7 @@ struct ParallelReader {
                                     geofence_prefetch(key)
                                 }
                                 let key = localKeys[local]
+                                // A name the table refuses: the general path below reports it.
                                 guard e > s, let d = devices.intern(names.baseAddress! + s, e - s, hash: key.hash, tail: key.tail) else { break }
                                 g = d
                                 global[local] = d
