@@ -1,5 +1,6 @@
 import CMapGuard
 import Glibc
+import Synchronization
 
 /// A regular file mapped read-only, whole, for ``ByteSource``: the parsers read it where the
 /// kernel keeps it, without a copy into a buffer (docs/logs.md#files-are-mapped).
@@ -21,8 +22,10 @@ final class MappedFile: @unchecked Sendable {
     private let page: Int
     /// The guard's slot for the file's pages.
     private let slot: Int32
-    /// Bytes from `base` already dropped from the process.
-    private(set) var released = 0
+    /// Bytes from `base` already dropped from the process (``release(below:)`` on the reader's
+    /// thread, ``drop(below:)`` on a parse worker's).
+    private let dropped = Atomic<Int>(0)
+    var released: Int { dropped.load(ordering: .relaxed) }
 
     /// Dropping pages is worth a system call once this many bytes have been passed.
     static let releaseStep = 16 << 20
@@ -77,11 +80,24 @@ final class MappedFile: @unchecked Sendable {
     /// ``releaseStep`` bytes have been passed since the last time. Reading them again is
     /// correct (they come back from the page cache), only slower.
     func release(below p: UnsafePointer<UInt8>) {
-        let offset = UnsafePointer(base).distance(to: p)
-        guard offset - released >= Self.releaseStep else { return }
-        let end = Swift.min(offset, size) / page * page
-        guard end > released else { return }
-        _ = madvise(UnsafeMutableRawPointer(base + released), end - released, MADV_DONTNEED)
-        released = end
+        guard UnsafePointer(base).distance(to: p) - released >= Self.releaseStep else { return }
+        drop(below: p)
+    }
+
+    /// Drops the whole pages before `p` (an address in the file) that are still in the process,
+    /// now, from any thread: a parse worker with nothing left to parse drops the pages the
+    /// reader has passed (docs/logs.md#files-are-mapped), so that they are not all unmapped
+    /// at once when the file is closed (11.8 MB took about 0.5 ms on the reader's thread).
+    func drop(below p: UnsafePointer<UInt8>) {
+        let end = Swift.min(UnsafePointer(base).distance(to: p), size) / page * page
+        var from = dropped.load(ordering: .relaxed)
+        while end > from {
+            let (exchanged, original) = dropped.compareExchange(expected: from, desired: end, ordering: .relaxed)
+            if exchanged {
+                _ = madvise(UnsafeMutableRawPointer(base + from), end - from, MADV_DONTNEED)
+                return
+            }
+            from = original
+        }
     }
 }

@@ -497,15 +497,21 @@ struct ParallelReader {
                        into: &results.base[i])
         }
         pending = .parse(starts: starts, end: roundEnd, windowEnd: e0, endsFile: endsFile, work: work, set: set)
-        if source.isMapped && !eof {
-            // The next round's pages mapped by a worker with nothing left to parse (mostly while
-            // this round is joined): otherwise the first touch of each (the next cut first, on
-            // the reader's thread) waits for a page fault. The task holds the source, and so the
-            // mapping, until it is done or dropped (``waitIdle()``).
-            let next = UnsafeShared(base: base + roundEnd), count = Swift.min(target, core.end - roundEnd)
+        if source.isMapped {
+            // Work for a worker with nothing left to parse (mostly while this round is joined):
+            // the next round's pages mapped, otherwise the first touch of each (the next cut
+            // first, on the reader's thread) waits for a page fault; and the pages the reader
+            // has passed dropped, which would otherwise all be unmapped on the reader's thread
+            // when the file is closed. The task holds the source, and so the mapping, until it
+            // is done or dropped (``waitIdle()``).
+            let next = eof ? nil : UnsafeShared(base: base + roundEnd), count = Swift.min(target, core.end - roundEnd)
+            let passed = core.pos
             let mapping = UncheckedSendable(source)
             crew.whenIdle {
-                withExtendedLifetime(mapping) { MappedFile.populate(UnsafeMutableRawPointer(next.base), count) }
+                withExtendedLifetime(mapping) {
+                    if let next { MappedFile.populate(UnsafeMutableRawPointer(next.base), count) }
+                    mapping.value.drop(upTo: passed)
+                }
             }
         }
         if background {

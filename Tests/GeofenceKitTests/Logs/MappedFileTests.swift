@@ -107,6 +107,40 @@ final class MappedFileTests: XCTestCase {
         XCTAssertEqual(fixes, try readLog(csv).fixes)
     }
 
+    /// Pages dropped from the process (by the reader's step, or by a parse worker from any
+    /// thread) read the file's bytes again; the mark only rises, whole pages only, never past
+    /// the file, whatever order two threads drop in.
+    func testDroppedPagesReadTheSameFromAnyThread() {
+        let path = dir + "/dropped.txt"
+        var bytes = [UInt8](repeating: 0, count: 300_001)
+        for i in bytes.indices { bytes[i] = UInt8(truncatingIfNeeded: i &* 2_654_435_761 >> 13) }
+        XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: Data(bytes)))
+        let fd = open(path, O_RDONLY)
+        defer { close(fd) }
+        guard let mapped = MappedFile(fd: fd, size: bytes.count) else { return XCTFail("not mapped") }
+        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+        func same() -> Bool { Array(UnsafeBufferPointer(start: UnsafePointer(mapped.base), count: bytes.count)) == bytes }
+        XCTAssertTrue(same())
+        mapped.drop(below: mapped.base + 3 * page + 17)
+        XCTAssertEqual(mapped.released, 3 * page)
+        mapped.drop(below: mapped.base + page)                       // below the mark: nothing
+        XCTAssertEqual(mapped.released, 3 * page)
+        XCTAssertTrue(same())
+        // Two threads dropping at once, up to marks in any order: the highest stands.
+        let marks = (1...64).map { $0 * 4_000 }
+        DispatchQueue.concurrentPerform(iterations: 2) { k in
+            for m in k == 0 ? marks : marks.reversed() { mapped.drop(below: mapped.base + m) }
+        }
+        XCTAssertEqual(mapped.released, 256_000 / page * page)
+        XCTAssertTrue(same())
+        mapped.drop(below: mapped.base + bytes.count + 5 * page)    // past the file: its last whole page
+        XCTAssertEqual(mapped.released, bytes.count / page * page)
+        XCTAssertTrue(same())
+        // The reader's step drops nothing until a step's bytes are passed.
+        mapped.release(below: mapped.base + bytes.count)
+        XCTAssertEqual(mapped.released, bytes.count / page * page)
+    }
+
     /// By default every plain regular file is mapped, small or large; an empty one is read.
     func testFilesAreMappedByDefault() throws {
         let small = writeFile(dir, "small.csv", "device,time,lat,lon\na,1700000000,1,2\n")
