@@ -277,11 +277,9 @@ final class ByteSource {
         mapped?.release(below: base + pos)
     }
 
-    /// A mapped file's pages before `base[pos]` leave the process now (``MappedFile/drop(below:)``;
-    /// from any thread, while the reader is done with those bytes).
-    func drop(upTo pos: Int) {
-        mapped?.drop(below: base + pos)
-    }
+    /// The mapping of a mapped file (nil otherwise): its pages may be dropped from another thread
+    /// (``MappedFile/drop(below:)``), which reads nothing of this source.
+    var mapping: MappedFile? { mapped }
 
     /// The error a reader throws for a source failure at `line`.
     static func geofenceError(_ e: ByteSourceError, path: String, line: Int) -> GeofenceError {

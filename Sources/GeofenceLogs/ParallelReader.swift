@@ -497,21 +497,18 @@ struct ParallelReader {
                        into: &results.base[i])
         }
         pending = .parse(starts: starts, end: roundEnd, windowEnd: e0, endsFile: endsFile, work: work, set: set)
-        if source.isMapped {
+        if let mapped = source.mapping {
             // Work for a worker with nothing left to parse (mostly while this round is joined):
             // the next round's pages mapped, otherwise the first touch of each (the next cut
             // first, on the reader's thread) waits for a page fault; and the pages the reader
             // has passed dropped, which would otherwise all be unmapped on the reader's thread
-            // when the file is closed. The task holds the source, and so the mapping, until it
-            // is done or dropped (``waitIdle()``).
+            // when the file is closed. The task holds the mapping until it is done or dropped
+            // (``waitIdle()``), and reads nothing of the source (the reader's thread changes it).
             let next = eof ? nil : UnsafeShared(base: base + roundEnd), count = Swift.min(target, core.end - roundEnd)
-            let passed = core.pos
-            let mapping = UncheckedSendable(source)
+            let passed = UnsafeShared(base: base + core.pos)
             crew.whenIdle {
-                withExtendedLifetime(mapping) {
-                    if let next { MappedFile.populate(UnsafeMutableRawPointer(next.base), count) }
-                    mapping.value.drop(upTo: passed)
-                }
+                if let next { MappedFile.populate(UnsafeMutableRawPointer(next.base), count) }
+                mapped.drop(below: passed.base)
             }
         }
         if background {
