@@ -113,7 +113,7 @@ final class MappedFileTests: XCTestCase {
     func testDroppedPagesReadTheSameFromAnyThread() {
         let path = dir + "/dropped.txt"
         var bytes = [UInt8](repeating: 0, count: 300_001)
-        for i in bytes.indices { bytes[i] = UInt8(truncatingIfNeeded: i &* 2_654_435_761 >> 13) }
+        for i in bytes.indices { bytes[i] = UInt8(truncatingIfNeeded: (i &* 2_654_435_761) >> 13) }
         XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: Data(bytes)))
         let fd = open(path, O_RDONLY)
         defer { close(fd) }
