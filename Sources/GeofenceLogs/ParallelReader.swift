@@ -508,7 +508,7 @@ struct ParallelReader {
             let passed = UnsafeShared(base: base + core.pos)
             crew.whenIdle {
                 if let next { MappedFile.populate(UnsafeMutableRawPointer(next.base), count) }
-                mapped.drop(below: passed.base)
+                mapped.drop(below: passed.base, step: MappedFile.dropStep)
             }
         }
         if background {

@@ -141,6 +141,27 @@ final class MappedFileTests: XCTestCase {
         XCTAssertEqual(mapped.released, bytes.count / page * page)
     }
 
+    /// A worker's drop with a step leaves the pages until that many bytes are passed since the
+    /// last drop, then drops them all.
+    func testDropWaitsForItsStep() {
+        let path = dir + "/step.txt"
+        let bytes = [UInt8](repeating: 0x41, count: 200_000)
+        XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: Data(bytes)))
+        let fd = open(path, O_RDONLY)
+        defer { close(fd) }
+        guard let mapped = MappedFile(fd: fd, size: bytes.count) else { return XCTFail("not mapped") }
+        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+        mapped.drop(below: mapped.base + 20 * page, step: 25 * page)
+        XCTAssertEqual(mapped.released, 0)
+        mapped.drop(below: mapped.base + 25 * page, step: 25 * page)
+        XCTAssertEqual(mapped.released, 25 * page)
+        mapped.drop(below: mapped.base + 40 * page, step: 25 * page)
+        XCTAssertEqual(mapped.released, 25 * page)
+        mapped.drop(below: mapped.base + 48 * page + 1, step: 20 * page)
+        XCTAssertEqual(mapped.released, 48 * page)
+        XCTAssertEqual(Array(UnsafeBufferPointer(start: UnsafePointer(mapped.base), count: bytes.count)), bytes)
+    }
+
     /// By default every plain regular file is mapped, small or large; an empty one is read.
     func testFilesAreMappedByDefault() throws {
         let small = writeFile(dir, "small.csv", "device,time,lat,lon\na,1700000000,1,2\n")
