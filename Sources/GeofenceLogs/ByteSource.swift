@@ -278,7 +278,7 @@ final class ByteSource {
     }
 
     /// The mapping of a mapped file (nil otherwise): its pages may be dropped from another thread
-    /// (``MappedFile/drop(below:)``), which reads nothing of this source.
+    /// (``MappedFile/drop(below:step:)``), which reads nothing of this source.
     var mapping: MappedFile? { mapped }
 
     /// The error a reader throws for a source failure at `line`.

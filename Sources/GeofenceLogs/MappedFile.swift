@@ -23,7 +23,7 @@ final class MappedFile: @unchecked Sendable {
     /// The guard's slot for the file's pages.
     private let slot: Int32
     /// Bytes from `base` already dropped from the process (``release(below:)`` on the reader's
-    /// thread, ``drop(below:)`` on a parse worker's).
+    /// thread, ``drop(below:step:)`` on a parse worker's).
     private let dropped = Atomic<Int>(0)
     var released: Int { dropped.load(ordering: .relaxed) }
 
