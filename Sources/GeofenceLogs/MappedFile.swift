@@ -85,8 +85,7 @@ final class MappedFile: @unchecked Sendable {
     /// ``releaseStep`` bytes have been passed since the last time. Reading them again is
     /// correct (they come back from the page cache), only slower.
     func release(below p: UnsafePointer<UInt8>) {
-        guard UnsafePointer(base).distance(to: p) - released >= Self.releaseStep else { return }
-        drop(below: p)
+        drop(below: p, step: Self.releaseStep)
     }
 
     /// Drops the whole pages before `p` (an address in the file) that are still in the process,

@@ -107,17 +107,23 @@ final class MappedFileTests: XCTestCase {
         XCTAssertEqual(fixes, try readLog(csv).fixes)
     }
 
+    /// `bytes` written to a file in the test's directory, mapped (the mapping outlives the
+    /// descriptor, closed here).
+    func mapFile(_ name: String, _ bytes: [UInt8]) -> MappedFile? {
+        let path = dir + "/" + name
+        XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: Data(bytes)))
+        let fd = open(path, O_RDONLY)
+        defer { close(fd) }
+        return MappedFile(fd: fd, size: bytes.count)
+    }
+
     /// Pages dropped from the process (by the reader's step, or by a parse worker from any
     /// thread) read the file's bytes again; the mark only rises, whole pages only, never past
     /// the file, whatever order two threads drop in.
     func testDroppedPagesReadTheSameFromAnyThread() {
-        let path = dir + "/dropped.txt"
         var bytes = [UInt8](repeating: 0, count: 300_001)
         for i in bytes.indices { bytes[i] = UInt8(truncatingIfNeeded: (i &* 2_654_435_761) >> 13) }
-        XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: Data(bytes)))
-        let fd = open(path, O_RDONLY)
-        defer { close(fd) }
-        guard let mapped = MappedFile(fd: fd, size: bytes.count) else { return XCTFail("not mapped") }
+        guard let mapped = mapFile("dropped.txt", bytes) else { return XCTFail("not mapped") }
         let page = Int(sysconf(Int32(_SC_PAGESIZE)))
         func same() -> Bool { Array(UnsafeBufferPointer(start: UnsafePointer(mapped.base), count: bytes.count)) == bytes }
         XCTAssertTrue(same())
@@ -144,12 +150,8 @@ final class MappedFileTests: XCTestCase {
     /// A worker's drop with a step leaves the pages until that many bytes are passed since the
     /// last drop, then drops them all.
     func testDropWaitsForItsStep() {
-        let path = dir + "/step.txt"
         let bytes = [UInt8](repeating: 0x41, count: 200_000)
-        XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: Data(bytes)))
-        let fd = open(path, O_RDONLY)
-        defer { close(fd) }
-        guard let mapped = MappedFile(fd: fd, size: bytes.count) else { return XCTFail("not mapped") }
+        guard let mapped = mapFile("step.txt", bytes) else { return XCTFail("not mapped") }
         let page = Int(sysconf(Int32(_SC_PAGESIZE)))
         mapped.drop(below: mapped.base + 20 * page, step: 25 * page)
         XCTAssertEqual(mapped.released, 0)
