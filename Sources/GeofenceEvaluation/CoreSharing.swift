@@ -111,7 +111,8 @@ public struct CoreSharing: Sendable {
         evaluationStart = DispatchTime.now().uptimeNanoseconds
         let alone = mode == .pipelined && reader?.isParsingAhead != false
         ranAlone = alone
-        run.process(batch, onOneThread: alone)
+        // The batch's devices as the reader knows them, if it does (docs/logs.md#the-devices-of-a-batch).
+        run.process(batch, onOneThread: alone, devices: reader?.batchDevices)
     }
 
     /// Starts timing a batch now (by default a batch is timed from the end of the one before).

@@ -529,10 +529,18 @@ public final class EvaluationRun {
     /// ``process(_:)``, on the calling thread alone when `onOneThread` (the run's other
     /// threads then stay free, e.g. for a reader parsing ahead: ``CoreSharing``). The events
     /// are the same either way.
-    public func process(_ batch: [Fix], onOneThread: Bool) {
+    ///
+    /// - Parameter devices: the devices of the batch's fixes, each once (in any order), when the
+    ///   caller knows them (``LogReader/batchDevices``): the run then learns them from these
+    ///   rather than from a pass over the batch on the calling thread. The events are the same.
+    /// - Precondition: `devices`, when given, holds every device of the batch's fixes and no
+    ///   other (checked in debug builds only: the check is the pass it saves).
+    public func process(_ batch: [Fix], onOneThread: Bool, devices: [Int32]? = nil) {
         guard !batch.isEmpty else { return }
         let n = batch.count
-        let maxDevice = batch.withUnsafeBufferPointer { b in
+        assert(devices.map { Set($0) == Set(batch.map(\.device)) && Set($0).count == $0.count } ?? true,
+               "devices must be those of the batch's fixes, each once")
+        let maxDevice = devices.map { $0.max() ?? -1 } ?? batch.withUnsafeBufferPointer { b in
             var m: Int32 = -1
             for i in 0..<n { m = max(m, b[i].device) }
             return m
@@ -551,14 +559,24 @@ public final class EvaluationRun {
         batchDevices.removeAll(keepingCapacity: true)
         let number = batchNumber
         var newDevices = 0
-        batch.withUnsafeBufferPointer { b in
-            lastBatch.withUnsafeMutableBufferPointer { last in
-                for i in 0..<n {
-                    let d = b[i].device
+        // Each device of the batch counted when it is new to the run, and listed once.
+        lastBatch.withUnsafeMutableBufferPointer { last in
+            if let devices {
+                for d in devices {
                     if last[Int(d)] == number { continue }
                     if last[Int(d)] == 0 { newDevices &+= 1 }
                     last[Int(d)] = number
                     batchDevices.append(d)
+                }
+            } else {
+                batch.withUnsafeBufferPointer { b in
+                    for i in 0..<n {
+                        let d = b[i].device
+                        if last[Int(d)] == number { continue }
+                        if last[Int(d)] == 0 { newDevices &+= 1 }
+                        last[Int(d)] = number
+                        batchDevices.append(d)
+                    }
                 }
             }
         }

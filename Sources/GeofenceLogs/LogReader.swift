@@ -180,6 +180,7 @@ public final class LogReader {
     /// ``next(into:max:)`` but the checks of a mapped file.
     private func nextBatch(into batch: inout [Fix], max: Int) throws(GeofenceError) -> Bool {
         batch.removeAll(keepingCapacity: true)
+        batchDevices = nil
         guard !finished else { return false }
         let limit = Swift.max(1, max)
         if parallel != nil { return try nextParallel(into: &batch, limit: limit) }
@@ -207,6 +208,10 @@ public final class LogReader {
     /// of that batch are dropped).
     private func nextParallel(into batch: inout [Fix], limit: Int) throws(GeofenceError) -> Bool {
         var joined = false
+        // The batch's devices are those joined now when nothing was left over before it and
+        // the batch takes all that is joined (``batchDevices``).
+        let leftover = ready.count > readyPos
+        parallel!.joinedDevices.clear()
         // Nothing left over: the rounds are joined into the caller's array (emptied above, its
         // capacity kept), which goes back to the caller on every way out below. One array is
         // written batch after batch, not the caller's and this reader's in turn: half the fresh
@@ -255,6 +260,7 @@ public final class LogReader {
             return false
         }
         let n = Swift.min(limit, available)
+        if !leftover && n == available && pendingError == nil { batchDevices = parallel!.joinedDevices.members }
         if borrowed {
             // The caller's array back, with every fix joined (readyPos is 0: nothing was left
             // over before); past `n`, the rest waits here for the next call.
@@ -291,6 +297,13 @@ public final class LogReader {
 
     /// Whether the log was one gzip member read and inflated at once (docs/logs.md#gzip).
     var isInflatedWhole: Bool { source.inflatedWhole }
+
+    /// The devices of the fixes of the batch just handed out, each once (in the order the
+    /// reader met them), when the reader knows them without looking at every fix: a parallel
+    /// read's batch that holds every fix joined for it and none from before
+    /// (docs/logs.md#the-devices-of-a-batch); nil otherwise. An evaluation takes them instead
+    /// of a pass over the batch.
+    public private(set) var batchDevices: [Int32]? = nil
 
     /// Whether a round of a parallel read is being parsed ahead (tests).
     var roundPending: Bool { parallel?.pending != nil }

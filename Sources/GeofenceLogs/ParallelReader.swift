@@ -335,6 +335,9 @@ struct ParallelReader {
     var quoteParity = false
     /// The join's device map, reused from round to round.
     var global: [Int32] = []
+    /// The devices of the fixes joined (and read by serial steps) since the caller last
+    /// cleared it (``JoinedDevices``).
+    var joinedDevices = JoinedDevices()
     /// The end of input was reached.
     var done = false
     /// Whether the first rounds are small (``LogReaderOptions/quickStart``).
@@ -645,7 +648,13 @@ struct ParallelReader {
         // at once when the first of them is (none new, as when an earlier chunk of the round
         // brought them, nothing grows).
         devices.expected = (localKeys.count, r.devices.bytes.count)
-        defer { devices.expected = (0, 0) }
+        // The joined devices, out of self while the join's closures run (given back however it ends).
+        var seen = JoinedDevices()
+        swap(&seen, &joinedDevices)
+        defer {
+            devices.expected = (0, 0)
+            swap(&seen, &joinedDevices)
+        }
         for key in localKeys.prefix(Self.slotLead) { geofence_prefetch(devices.slotAddress(key.hash)) }
         let fileIndex = core.fileIndex
         // Room for the rest of the round at this chunk's fixes per byte, so that `out` grows
@@ -728,6 +737,7 @@ struct ParallelReader {
                             }
                             last.unsafelyUnwrapped[Int(g)] = DeviceState.LastFix(time: previous.time, lat: previous.lat, lon: previous.lon,
                                                                                 line: lineBase + lines[j - 1], file: fileIndex)
+                            seen.insert(g)
                         }
                         guard j < fixes.count else { break }
                         out.append(contentsOf: UnsafeBufferPointer(rebasing: fixes[0..<kept]))
@@ -750,7 +760,9 @@ struct ParallelReader {
                             }
                             f.device = g
                         }
+                        let had = out.count
                         try core.accept(f, line: lineBase + lines[j], &devices, &out)
+                        if out.count > had { seen.insert(f.device) }
                         j += 1
                     }
                     out.append(contentsOf: UnsafeBufferPointer(rebasing: fixes[0..<kept]))
@@ -858,6 +870,7 @@ struct ParallelReader {
     mutating func serialStep(_ parser: inout LineParser, _ core: inout ReadCore, _ devices: inout DeviceState,
                              _ out: inout [Fix]) throws(GeofenceError) {
         let before = out.count
+        defer { for k in before..<out.count { joinedDevices.insert(out[k].device) } }
         try parser.read(into: &out, max: before + 1, &core, &devices)
         if out.count == before { done = true }
     }

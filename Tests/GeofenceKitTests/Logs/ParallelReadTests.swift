@@ -32,7 +32,10 @@ final class ParallelReadTests: XCTestCase {
             let reader = try LogReader(path: path, options: options)
             var b: [Fix] = []
             do {
-                while try reader.next(into: &b, max: batch) { o.batches.append(b) }
+                while try reader.next(into: &b, max: batch) {
+                    o.batches.append(b)
+                    Self.checkBatchDevices(reader, b)
+                }
             } catch {
                 o.error = error
             }
@@ -50,6 +53,14 @@ final class ParallelReadTests: XCTestCase {
             o.error = error
         }
         return o
+    }
+
+    /// Where the reader hands out the devices of a batch, they are exactly those of its fixes,
+    /// each once (checked against the batch itself).
+    static func checkBatchDevices(_ reader: LogReader, _ batch: [Fix], file: StaticString = #filePath, line: UInt = #line) {
+        guard let devices = reader.batchDevices else { return }
+        XCTAssertEqual(devices.count, Set(devices).count, "each device once", file: file, line: line)
+        XCTAssertEqual(Set(devices), Set(batch.map(\.device)), "the batch's devices", file: file, line: line)
     }
 
     /// Lenient reading on 2 threads with chunks of `chunk` bytes.

@@ -55,10 +55,12 @@ final class ReadEvaluateOverlapTests: XCTestCase {
         var messages: [SkipReason: String] = [:]
         var spilled = false
         var error: String? = nil
+        /// Batches evaluated with the devices the reader handed out with them.
+        var batchesWithDevices = 0
     }
 
     func run(_ path: String, _ compiled: CompiledFences, threads: Int, chunk: Int, batch: Int, lenient: Bool, budget: Int,
-             readAhead: Bool = true, switching: Bool = false) -> Outcome {
+             readAhead: Bool = true, switching: Bool = false, quickStart: Bool = false, withDevices: Bool = false) -> Outcome {
         var o = Outcome()
         let run = EvaluationRun(compiled: compiled, settings: EvaluationSettings(exitMargin: 10, dwell: 600), threads: threads)
         run.minimumSlice = 64
@@ -69,6 +71,7 @@ final class ReadEvaluateOverlapTests: XCTestCase {
         options.threads = threads
         options.parallelChunkSize = chunk
         options.readAhead = readAhead
+        options.quickStart = quickStart
         do {
             let reader = try LogReader(path: path, options: options, devices: devices)
             var fixes: [Fix] = []
@@ -77,7 +80,9 @@ final class ReadEvaluateOverlapTests: XCTestCase {
                 // Switching: as `CoreSharing` may, batch by batch (reading ahead with the batch
                 // evaluated on this thread alone, or neither), in an irregular pattern.
                 let pipelined = switching && number % 3 != 1
-                run.process(fixes, onOneThread: pipelined)
+                let batchDevices = withDevices ? reader.batchDevices : nil
+                if batchDevices != nil { o.batchesWithDevices += 1 }
+                run.process(fixes, onOneThread: pipelined, devices: batchDevices)
                 if switching { reader.readAhead = number % 5 < 3 }
                 number += 1
                 if 2 * run.heldEvents * EventSpill.eventBytes > budget { try run.spill(into: spill) }
@@ -146,6 +151,30 @@ final class ReadEvaluateOverlapTests: XCTestCase {
                     XCTAssertEqual(mixed.skipped, serial.skipped, "threads \(threads), chunk \(chunk)")
                     XCTAssertEqual(mixed.state, serial.state, "threads \(threads), chunk \(chunk)")
                     XCTAssertTrue(mixed.events == serial.events, "threads \(threads), chunk \(chunk): events differ")
+                }
+            }
+        }
+    }
+
+    /// Batches evaluated with the devices the reader hands out with them (rather than a pass
+    /// over their fixes, docs/logs.md#the-devices-of-a-batch), reading rounds of every size as
+    /// `evaluate` reads (quick start): the serial read's events, state, skips and errors; most
+    /// batches come with their devices.
+    func testBatchDevicesGiveTheSameBytes() throws {
+        try forEachFleetLog { path, compiled, lenient, serial in
+            for threads in [2, 8] {
+                for chunk in [97, 4096] {
+                    for readAhead in [false, true] {
+                        let given = run(path, compiled, threads: threads, chunk: chunk, batch: 65_536, lenient: lenient, budget: 4096,
+                                        readAhead: readAhead, quickStart: true, withDevices: true)
+                        let label = "threads \(threads), chunk \(chunk), read ahead \(readAhead)"
+                        XCTAssertEqual(given.error, serial.error, label)
+                        XCTAssertEqual(given.skipped, serial.skipped, label)
+                        XCTAssertEqual(given.messages, serial.messages, label)
+                        XCTAssertEqual(given.state, serial.state, label)
+                        XCTAssertTrue(given.events == serial.events, "\(label): events differ")
+                        XCTAssertGreaterThan(given.batchesWithDevices, 0, label)
+                    }
                 }
             }
         }
