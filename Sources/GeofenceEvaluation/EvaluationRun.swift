@@ -559,24 +559,19 @@ public final class EvaluationRun {
         batchDevices.removeAll(keepingCapacity: true)
         let number = batchNumber
         var newDevices = 0
-        // Each device of the batch counted when it is new to the run, and listed once.
         lastBatch.withUnsafeMutableBufferPointer { last in
+            /// Device `d` of the batch: listed once, and counted when it is new to the run.
+            @inline(__always) func note(_ d: Int32) {
+                if last[Int(d)] == number { return }
+                if last[Int(d)] == 0 { newDevices &+= 1 }
+                last[Int(d)] = number
+                batchDevices.append(d)
+            }
             if let devices {
-                for d in devices {
-                    if last[Int(d)] == number { continue }
-                    if last[Int(d)] == 0 { newDevices &+= 1 }
-                    last[Int(d)] = number
-                    batchDevices.append(d)
-                }
+                for d in devices { note(d) }
             } else {
                 batch.withUnsafeBufferPointer { b in
-                    for i in 0..<n {
-                        let d = b[i].device
-                        if last[Int(d)] == number { continue }
-                        if last[Int(d)] == 0 { newDevices &+= 1 }
-                        last[Int(d)] = number
-                        batchDevices.append(d)
-                    }
+                    for i in 0..<n { note(b[i].device) }
                 }
             }
         }
