@@ -172,6 +172,7 @@ public final class LogReader {
     private func shrankError(_ batch: inout [Fix]) -> GeofenceError {
         finished = true
         batch.removeAll(keepingCapacity: true)
+        batchDevices = nil
         let size = source.totalBytes ?? 0
         return .input(InputError(SourceLocation(file: path), .readFailed(errno: EIO),
                                  "the file shrank while it was read (it had \(size) bytes when opened): read it again once it no longer changes"))
