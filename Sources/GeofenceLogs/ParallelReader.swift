@@ -505,13 +505,15 @@ struct ParallelReader {
             // the next round's pages mapped, otherwise the first touch of each (the next cut
             // first, on the reader's thread) waits for a page fault; and the pages the reader
             // has passed dropped, which would otherwise all be unmapped on the reader's thread
-            // when the file is closed. The task holds the mapping until it is done or dropped
-            // (``waitIdle()``), and reads nothing of the source (the reader's thread changes it).
+            // when the file is closed: every ``MappedFile/dropStep`` bytes, and in the file's
+            // last round all of them (closing the file then unmaps this round's pages alone).
+            // The task holds the mapping until it is done or dropped (``waitIdle()``), and
+            // reads nothing of the source (the reader's thread changes it).
             let next = eof ? nil : UnsafeShared(base: base + roundEnd), count = Swift.min(target, core.end - roundEnd)
             let passed = UnsafeShared(base: base + core.pos)
             crew.whenIdle {
                 if let next { MappedFile.populate(UnsafeMutableRawPointer(next.base), count) }
-                mapped.drop(below: passed.base, step: MappedFile.dropStep)
+                mapped.drop(below: passed.base, step: next == nil ? 0 : MappedFile.dropStep)
             }
         }
         if background {
