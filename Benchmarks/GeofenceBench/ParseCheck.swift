@@ -1,3 +1,4 @@
+import CFastDecimal
 import Dispatch
 import Foundation
 import GeofenceBase
@@ -39,8 +40,56 @@ enum ParseCheck {
               + "\(mismatches) mismatches against strtod, \(String(format: "%.1f", seconds)) s on \(ProcessInfo.processInfo.activeProcessorCount) cores")
         print("check-parse: \(String(format: "%.3f", 100 * Double(fast) / Double(max(count, 1)))) % of the random texts decided without strtod")
         for m in examples { print("  mismatch: \(m)") }
+        let plain = checkPlain(count: count, seed: seed, adversarial: adversarial)
         timing(seed: seed)
-        return mismatches == 0 ? 0 : 1
+        return mismatches == 0 && plain == 0 ? 0 : 1
+    }
+
+    /// The CSV rows' C path (`geofence_plain_decimals`, CFastDecimal) on the plain numbers of
+    /// the same sets, alone and four in a run (``DecimalCorpus/plainMismatch(_:)``), plus the
+    /// plain numbers nearest the halfway points between doubles: every random text at the best
+    /// level this CPU has, and the adversarial and nearest sets with the first million random
+    /// texts at each level below it (the level is process-wide: one level per pass). Returns the
+    /// mismatches.
+    static func checkPlain(count: Int, seed: UInt64, adversarial: [String]) -> Int {
+        let start = Clock.now()
+        let best = Int(geofence_plain_decimals_level(-1))
+        defer { geofence_plain_decimals_level(Int32(best)) }
+        let near = DecimalCorpus.plainNearHalfway(perSide: 64)
+        var total = 0, bad = 0, examples: [String] = []
+        for level in stride(from: best, through: 1, by: -1) {
+            geofence_plain_decimals_level(Int32(level))
+            let random = level == best ? count : Swift.min(count, 1_000_000)
+            let tally = Tally()
+            for text in adversarial + near {
+                if let m = DecimalCorpus.plainMismatch(text) { tally.mismatches += 1; if tally.examples.count < 20 { tally.examples.append(m) } }
+            }
+            let chunks = (random + chunk - 1) / chunk
+            DispatchQueue.concurrentPerform(iterations: chunks) { c in
+                var g = SeededGenerator(seed: seed &+ UInt64(c) &* 0x9E37_79B9_7F4A_7C15)
+                var badHere: [String] = [], decided = 0
+                for _ in 0..<min(chunk, random - c * chunk) {
+                    let text = DecimalCorpus.random(&g)
+                    if let m = DecimalCorpus.plainMismatch(text) { badHere.append(m) }
+                    if DecimalCorpus.plainDecides(text) { decided += 1 }
+                }
+                tally.lock.lock()
+                tally.mismatches += badHere.count
+                tally.fast += decided
+                if tally.examples.count < 20 { tally.examples += badHere.prefix(20 - tally.examples.count) }
+                tally.lock.unlock()
+            }
+            let texts = adversarial.count + near.count + random
+            total += texts
+            bad += tally.mismatches
+            if examples.count < 20 { examples += tally.examples.prefix(20 - examples.count) }
+            print("check-parse: C row path, level \(level): \(texts) texts (\(adversarial.count) adversarial, \(near.count) nearest halfway points, "
+                  + "\(random) random), \(tally.mismatches) mismatches against strtod; \(tally.fast) of the random texts decided there")
+        }
+        let seconds = Double(Clock.now() - start) / 1e9
+        print("check-parse: C row path: \(total) texts at \(best) level\(best == 1 ? "" : "s"), \(bad) mismatches, \(String(format: "%.1f", seconds)) s")
+        for m in examples { print("  mismatch: \(m)") }
+        return bad
     }
 
     /// Counts shared by the chunks (under `lock`).

@@ -69,7 +69,8 @@ enum PlainDecimal {
     /// whose digit and point masks give its end, the digits moved last in 16 lanes by one
     /// shuffle, multiply-adds down to two 8-digit halves, and one division; with AVX2 or
     /// AVX-512, the run's numbers bounded together from its masks and converted side by side,
-    /// one division instruction for all), in one call for the run; it decides every plain
+    /// their quotients as products by 1 / 10^k in two parts, exact to the same bits), in one
+    /// call for the run; it decides every plain
     /// number of at most 15 bytes. What it declines, or a CPU without SSSE3, takes
     /// ``wide(_:_:)`` number by number. Either way a value is the correctly
     /// rounded double of its text, as ``DecimalParser/parse(_:_:)`` gives it.

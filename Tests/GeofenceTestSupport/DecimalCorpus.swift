@@ -1,3 +1,4 @@
+import CFastDecimal
 import Glibc
 import GeofenceBase
 
@@ -48,6 +49,42 @@ public enum DecimalCorpus {
         default:
             return "\"\(text)\": ours \(String(describing: a)), strtod \(String(describing: b))"
         }
+    }
+
+    /// nil when the C row path (`geofence_plain_decimals`, at the level set now) declines the
+    /// text or gives `strtod`'s value bit for bit, alone and as each of a run of four
+    /// (`t,t,t,t`); else a description of the difference. Only a decision on the whole text
+    /// counts (the path may decide a prefix: what follows is its caller's to check).
+    public static func plainMismatch(_ text: String) -> String? {
+        let bytes = Array(text.utf8)
+        guard !bytes.isEmpty, bytes.count <= 64 else { return nil }
+        let expected = reference(text)
+        for count in [1, 4] {
+            var run: [UInt8] = []
+            for i in 0..<count { run += bytes; if i < count - 1 { run.append(UInt8(ascii: ",")) } }
+            let whole = run.count
+            run += [UInt8](repeating: UInt8(ascii: "\n"), count: 16 * count + 16)
+            var values = [Double](repeating: 0, count: 4)
+            let end = run.withUnsafeBufferPointer { p in
+                values.withUnsafeMutableBufferPointer { geofence_plain_decimals(p.baseAddress!, Int32(count), UInt8(ascii: ","), $0.baseAddress!) }
+            }
+            guard end == whole else { continue }
+            for v in values.prefix(count) where v.bitPattern != expected?.bitPattern {
+                let level = geofence_plain_decimals_level(-1)
+                return "\"\(text)\" (C path, level \(level), \(count) at once): \(v) (0x\(String(v.bitPattern, radix: 16))), strtod "
+                    + (expected.map { "\($0) (0x\(String($0.bitPattern, radix: 16)))" } ?? "refuses it")
+            }
+        }
+        return nil
+    }
+
+    /// Whether the C row path (at the level set now) decides the whole text as one number.
+    public static func plainDecides(_ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        guard !bytes.isEmpty, bytes.count <= 64 else { return false }
+        var values = [Double](repeating: 0, count: 4)
+        let padded = bytes + [UInt8](repeating: UInt8(ascii: "\n"), count: 32)
+        return Int(geofence_plain_decimals(padded, 1, UInt8(ascii: ","), &values)) == bytes.count
     }
 
     /// `printf`-style formatting through the C library (exact decimal expansions).
@@ -126,6 +163,75 @@ public enum DecimalCorpus {
             out += nearHalfway(Double(bitPattern: bits))
         }
         return out
+    }
+
+    // MARK: Plain numbers nearest the halfway points
+
+    /// Plain decimals `[-]digits.digits` of at most 15 bytes (the C row path's numbers: a
+    /// significand m below 10^15 over 10^k, k from 1 to 14) whose value is as near a point
+    /// halfway between two doubles as such a number can be: m · 2^(52 - e) / 10^k (the value in
+    /// units of the spacing between doubles in [2^e, 2^(e+1))) within 2^(k - 1) / 10^k (2^(52 - e) /
+    /// 10^k where 52 - e < k) of an odd multiple of 1/2, on either side, for every binade that holds such numbers. A
+    /// conversion that rounds once in the wrong place, or approximates 1 / 10^k too coarsely,
+    /// gives the other double for some of them. `perSide` significands per k, binade and side
+    /// (the smallest in the binade, then spread over it).
+    public static func plainNearHalfway(perSide: Int = 4) -> [String] {
+        var out: [String] = []
+        for k in 1...14 {
+            var ten: UInt64 = 1, five: UInt64 = 1
+            for _ in 0..<k { ten *= 10; five *= 5 }
+            // The binades of m / 10^k for m below 10^15 (e from about -47 to 49).
+            for e in -48...50 {
+                let a = 52 - e                                  // m · 2^a / 10^k in half-spacings · 2
+                let lowM = e >= 0 ? UInt128(ten) << e : (UInt128(ten) + (UInt128(1) << -e) - 1) >> -e
+                let highM = e + 1 >= 0 ? UInt128(ten) << (e + 1) : UInt128(ten) >> -(e + 1)
+                let limit = Swift.min(highM, UInt128(999_999_999_999_999) + 1)
+                guard lowM < limit else { continue }
+                // m · 2^a ≡ 10^k / 2 ± step (mod 10^k): the nearest the remainder can come to half
+                // the modulus without reaching it (m · 2^a is a multiple of g = 2^min(a, k), and
+                // 10^k / 2 is not one when a >= k: step g / 2 then, else g).
+                let g = a >= k ? UInt128(1) << k : UInt128(1) << a
+                let step = a >= k ? g / 2 : g
+                let modulus = UInt128(ten) / g                  // 5^k · 2^(k - min(a, k))
+                for side in [-1, 1] {
+                    let target = side > 0 ? UInt128(ten) / 2 + step : UInt128(ten) / 2 - step
+                    // m · (2^a / g) ≡ target / g (mod modulus); 2^a / g is 1 when a <= k, else odd
+                    // modulus 5^k and its inverse a power of (5^k + 1) / 2.
+                    let rhs = (target / g) % modulus
+                    let m0: UInt128
+                    if a <= k {
+                        m0 = rhs
+                    } else {
+                        let half = (UInt128(five) + 1) / 2       // 1/2 mod 5^k
+                        m0 = rhs * power(half, a - k, modulus) % modulus
+                    }
+                    // The significands of that residue within the binade.
+                    let first = lowM + (m0 + modulus - lowM % modulus) % modulus
+                    guard first < limit else { continue }
+                    let steps = (limit - 1 - first) / modulus
+                    for i in 0..<perSide {
+                        let m = first + (steps * UInt128(i)) / UInt128(Swift.max(perSide - 1, 1)) * modulus
+                        guard m < limit, m > 0 else { continue }
+                        var digits = String(UInt64(m))
+                        if digits.count <= k { digits = String(repeating: "0", count: k + 1 - digits.count) + digits }
+                        digits.insert(".", at: digits.index(digits.endIndex, offsetBy: -k))
+                        if digits.utf8.count <= 14 { out += [digits, "-" + digits] } else if digits.utf8.count == 15 { out.append(digits) }
+                    }
+                }
+            }
+        }
+        return out
+    }
+
+    /// base^exponent modulo `modulus` (below 2^64, so each product fits in 128 bits).
+    static func power(_ base: UInt128, _ exponent: Int, _ modulus: UInt128) -> UInt128 {
+        var result: UInt128 = 1, b = base % modulus, n = exponent
+        while n > 0 {
+            if n & 1 == 1 { result = result * b % modulus }
+            b = b * b % modulus
+            n >>= 1
+        }
+        return result
     }
 
     // MARK: Random set

@@ -21,7 +21,8 @@
 // that, the numbers of a run are found and converted side by side, with the same results.
 // Within those bounds a number has at most 15 digits (below 2^53) and 14 fraction digits, so
 // one division by an exact power of ten gives the correctly rounded value (Clinger's fast
-// path).
+// path); the wide paths give the same bits by products with 1 / 10^k held in two parts
+// (docs/logs.md, "Numbers").
 int geofence_plain_decimals(const unsigned char *p, int count, unsigned char delimiter, double *values);
 
 // The function of the path geofence_plain_decimals takes now (set with the path, below), for a

@@ -135,6 +135,25 @@ final class FastDecimalTests: XCTestCase {
         }
     }
 
+    /// Plain numbers as near a halfway point between two doubles as a number of at most 15
+    /// bytes can be (``DecimalCorpus/plainNearHalfway(perSide:)``: every k from 1 to 14 and
+    /// every binade, on both sides), alone and four in a run: every path decides each of them
+    /// and gives strtod's bits. The wide paths' quotients are products by 1 / 10^k taken in two
+    /// parts; a quotient rounded one step too early turns up here as the other double.
+    func testNumbersNearHalfwayPointsAsStrtod() {
+        let texts = DecimalCorpus.plainNearHalfway(perSide: 6)
+        XCTAssertGreaterThan(texts.count, 5_000)
+        forEachPath { level in
+            var bad: [String] = []
+            for text in texts {
+                if let m = DecimalCorpus.plainMismatch(text) { bad.append(m) }
+                // Decided: a plain number of at most 15 bytes.
+                XCTAssertTrue(DecimalCorpus.plainDecides(text), "\(text), path \(level)")
+            }
+            XCTAssertEqual(bad.count, 0, "path \(level): " + bad.prefix(5).joined(separator: "; "))
+        }
+    }
+
     /// Runs of numbers with other delimiters (';', a tab, and bytes that can be part of a
     /// number: '.', '-', a digit): every path gives the same end and the same bits as the
     /// one-number-at-a-time path, and, for a delimiter that cannot be in a number, as strtod
