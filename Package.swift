@@ -31,7 +31,7 @@ let package = Package(
         // The SIGBUS guard of mapped log files (a file that shrinks while it is read).
         .target(name: "CMapGuard"),
         // Plain decimals converted with SSSE3, AVX2 or AVX-512 where the CPU has them (the CSV readers' fast path).
-        .target(name: "CFastDecimal"),
+        .target(name: "CFastDecimal", linkerSettings: [.linkedLibrary("m")]),
 
         // WGS84 geodesics (Karney's algorithms in Swift) and fast bounded approximations.
         .target(name: "Geodesy", swiftSettings: checks),
