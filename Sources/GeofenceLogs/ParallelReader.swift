@@ -34,8 +34,8 @@ final class KnownSnapshot: @unchecked Sendable {
 }
 
 /// The reader's device table as the parse workers see it: looked up, never changed, while a
-/// round is parsed. A device found there is handed to the join as `-2 - index` (the join's
-/// local indices are ≥ 0). The same probe as ``DeviceState/find(_:_:)``, through the
+/// round is parsed. A device found there is staged as `-2 - index` (the chunk's own indices are
+/// ≥ 0 while it is parsed; ``ParallelReader/markRuns(_:)`` then settles both). The same probe as ``DeviceState/find(_:_:)``, through the
 /// snapshot's addresses (no reference counting per row on arrays the threads share).
 struct KnownDevices: @unchecked Sendable {
     /// The table's addresses, copied out of the snapshot (which keeps them valid while the
@@ -90,10 +90,6 @@ struct KnownDevices: @unchecked Sendable {
             i = (i &+ 1) & mask
         }
     }
-
-    /// The shared table's index of an encoded one.
-    @inline(__always)
-    static func index(_ encoded: Int32) -> Int32 { -2 - encoded }
 }
 
 /// The line format a ``ParallelReader`` parses: a copy of the reader's parser, set up (CSV
@@ -118,7 +114,9 @@ enum LineParser: @unchecked Sendable {
 }
 
 /// What a worker made of one chunk of the window: the fixes in file order with their lines,
-/// device indices local to the chunk (``devices``), the rows it skipped, and how it ended.
+/// each fix's device settled by the worker (``ParallelReader/markRuns(_:)``): the reader's own
+/// index where the worker found the device in the reader's table, else `-1 - i` for index `i`
+/// of the chunk's own table (``devices``); the rows it skipped, and how it ended.
 /// Its storage is freed by ``deallocate()`` (``ChunkSlots`` does).
 struct ChunkResult: @unchecked Sendable {
     /// The fixes and their lines.
@@ -685,9 +683,9 @@ struct ParallelReader {
                         var last = devices.lastFixes()
                         while j < fixes.count {
                             var f = fixes[j]
-                            var g = f.device < 0 ? KnownDevices.index(f.device) : global[Int(f.device)]
+                            var g = f.device >= 0 ? f.device : global[Int(-1 - f.device)]
                             if g < 0 {
-                                let local = Int(f.device), s = offsets[local], e = offsets[local + 1]
+                                let local = Int(-1 - f.device), s = offsets[local], e = offsets[local + 1]
                                 if local &+ Self.slotLead < localKeys.count {
                                     geofence_prefetch(devices.slotAddress(localKeys[local &+ Self.slotLead].hash))
                                 }
@@ -732,7 +730,7 @@ struct ParallelReader {
                                 // (Where nothing was dropped before it, the fix stays where
                                 // it is: only its device is written.)
                                 if kept != j { fixes[kept] = h }
-                                fixes[kept].device = g
+                                if h.device != g { fixes[kept].device = g }
                                 previous = h
                                 kept += 1
                                 j += 1
@@ -747,9 +745,7 @@ struct ParallelReader {
                         // A device new to the reader, or a fix out of order (reported as a serial read would).
                         var f = fixes[j]
                         if f.device < 0 {
-                            f.device = KnownDevices.index(f.device)
-                        } else {
-                            let local = Int(f.device)
+                            let local = Int(-1 - f.device)
                             var g = global[local]
                             if g < 0 {
                                 let s = offsets[local], e = offsets[local + 1]
@@ -944,43 +940,54 @@ struct ParallelReader {
         }
     }
 
-    /// Sets `r.runStarts` from its fixes: a run breaks where the device changes or a fix does
-    /// not follow the one before it; left empty where the runs are short (on average fewer
-    /// than four fixes). Done by the worker that parsed the chunk, where its fixes
-    /// are still in cache; the join then takes a run's fixes after its first without looking
-    /// at each (on the AIS trace at 2 threads, the join's per-fix pass was about 20
-    /// instructions a fix, on the reader's thread).
+    /// Settles the devices of `r`'s fixes and sets `r.runStarts` from them, in one pass. A device
+    /// found in the reader's table (staged as `-2 - index`, ``KnownDevices``) becomes that index,
+    /// one of the chunk's own table (`i` ≥ 0) becomes `-1 - i`: the join then writes a device
+    /// only into the fixes whose device was new to the reader (on the AIS trace, after the first
+    /// round, none), where it once rewrote every fix's, each a line the other core had just
+    /// written. A run breaks where the device changes or a fix does not follow the one before
+    /// it; no runs are marked where they are short (on average fewer than four fixes). Done by
+    /// the worker that parsed the chunk, where its fixes are still in cache; the join then takes
+    /// a run's fixes after its first without looking at each (on the AIS trace at 2 threads,
+    /// the join's per-fix pass was about 20 instructions a fix, on the reader's thread).
     static func markRuns(_ r: inout ChunkResult) {
         r.runStarts.removeAll(keepingCapacity: true)
         let n = r.output.count
+        guard n > 0 else { return }
+        let p = r.output.fixes.unsafelyUnwrapped
+        /// The settled form of a staged device (an involution: either form maps to the other's).
+        @inline(__always) func settled(_ d: Int32) -> Int32 { d < 0 ? -2 - d : -1 - d }
+        p[0].device = settled(p[0].device)
         guard n > 1 else { return }
+        var marking = true
         r.runStarts.reserveCapacity(n / 4 + 18)
         r.runStarts.append(0)
-        let p = r.output.fixes.unsafelyUnwrapped
         var device = p[0].device, time = p[0].time
         for k in 1..<n {
-            let d = p[k].device, t = p[k].time
+            let d = settled(p[k].device), t = p[k].time
+            p[k].device = d
             // Later, of the same device: the common case, decided on two fields.
-            if d != device || !(t > time) {
+            if marking && (d != device || !(t > time)) {
                 if d != device || !DeviceState.follows(t, p[k].lat, p[k].lon, after: time, p[k &- 1].lat, p[k &- 1].lon) {
                     // Runs of a few fixes (devices that change from row to row) save the
                     // join less than they cost: none are marked then.
                     if r.runStarts.count > (k &>> 2) &+ 16 {
                         r.runStarts.removeAll(keepingCapacity: true)
-                        return
+                        marking = false
+                    } else {
+                        r.runStarts.append(Int32(truncatingIfNeeded: k))
                     }
-                    r.runStarts.append(Int32(truncatingIfNeeded: k))
                 }
             }
             device = d
             time = t
         }
-        if !r.runStarts.isEmpty { r.runStarts.append(Int32(truncatingIfNeeded: n)) }
+        if marking { r.runStarts.append(Int32(truncatingIfNeeded: n)) }
     }
 
     /// Takes the rest of the worker's run that holds fix `j - 1` (just taken, at `kept - 1`):
-    /// each fix gets `device` and, where fixes were dropped before it, moves down to `kept`
-    /// onwards.
+    /// each fix gets `device` (unless it has it: a device the worker found in the reader's
+    /// table) and, where fixes were dropped before it, moves down to `kept` onwards.
     /// Returns where the run ends (`j`: nothing left of it). Out of line, and `j` and `kept`
     /// not passed `inout`: either made the join's loop dearer where no runs are marked (on
     /// 200k rows of the scattered log, 12.4M → 15.0M instructions with them `inout`).
@@ -993,7 +1000,7 @@ struct ParallelReader {
         }
         guard j < end else { return j }
         if kept == j {
-            for k in j..<end { fixes[k].device = g }
+            if fixes[j].device != g { for k in j..<end { fixes[k].device = g } }
         } else {
             for k in j..<end {
                 var h = fixes[k]
