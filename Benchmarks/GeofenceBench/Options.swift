@@ -50,7 +50,9 @@ struct BenchOptions {
       --fence-files DIR  the fences suite writes its fence files to DIR and keeps them (reused when present)
       --scattered-dir D  keep the evaluate-scattered files (fixes, fences, manifest.json) in D for the peers
       --check-parse N    do not benchmark: the decimal parser bit for bit against strtod on the
-                         adversarial set and N seeded random texts; exit 1 on a mismatch
+                         adversarial set and N seeded random texts, then the CSV rows' C path on
+                         the same and on the numbers nearest halfway points, at every level the
+                         CPU has; exit 1 on a mismatch
     Exit codes: 0 ok, 1 regression (--check) or parse mismatch (--check-parse), 2 debug build, 64 usage.
     """
 

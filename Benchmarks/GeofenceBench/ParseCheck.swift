@@ -16,24 +16,9 @@ enum ParseCheck {
         let adversarial = DecimalCorpus.adversarial()
         var badAdversarial: [String] = []
         for text in adversarial { if let m = DecimalCorpus.mismatch(text) { badAdversarial.append(m) } }
-        let chunks = (count + chunk - 1) / chunk
         let tally = Tally()
-        tally.mismatches = badAdversarial.count
-        tally.examples = badAdversarial
-        DispatchQueue.concurrentPerform(iterations: chunks) { c in
-            var g = SeededGenerator(seed: seed &+ UInt64(c) &* 0x9E37_79B9_7F4A_7C15)
-            var bad: [String] = [], fastHere = 0
-            for _ in 0..<min(chunk, count - c * chunk) {
-                let text = DecimalCorpus.random(&g)
-                if let m = DecimalCorpus.mismatch(text) { bad.append(m) }
-                if DecimalCorpus.takesFastPath(text) { fastHere += 1 }
-            }
-            tally.lock.lock()
-            tally.mismatches += bad.count
-            tally.fast += fastHere
-            if tally.examples.count < 20 { tally.examples += bad.prefix(20 - tally.examples.count) }
-            tally.lock.unlock()
-        }
+        for m in badAdversarial { tally.add(m) }
+        checkRandom(count: count, seed: seed, into: tally, mismatch: DecimalCorpus.mismatch, decided: DecimalCorpus.takesFastPath)
         let mismatches = tally.mismatches, fast = tally.fast, examples = tally.examples
         let seconds = Double(Clock.now() - start) / 1e9
         print("check-parse: \(adversarial.count + count) texts (\(adversarial.count) adversarial + \(count) random, seed \(seed)), "
@@ -61,24 +46,8 @@ enum ParseCheck {
             geofence_plain_decimals_level(Int32(level))
             let random = level == best ? count : Swift.min(count, 1_000_000)
             let tally = Tally()
-            for text in adversarial + near {
-                if let m = DecimalCorpus.plainMismatch(text) { tally.mismatches += 1; if tally.examples.count < 20 { tally.examples.append(m) } }
-            }
-            let chunks = (random + chunk - 1) / chunk
-            DispatchQueue.concurrentPerform(iterations: chunks) { c in
-                var g = SeededGenerator(seed: seed &+ UInt64(c) &* 0x9E37_79B9_7F4A_7C15)
-                var badHere: [String] = [], decided = 0
-                for _ in 0..<min(chunk, random - c * chunk) {
-                    let text = DecimalCorpus.random(&g)
-                    if let m = DecimalCorpus.plainMismatch(text) { badHere.append(m) }
-                    if DecimalCorpus.plainDecides(text) { decided += 1 }
-                }
-                tally.lock.lock()
-                tally.mismatches += badHere.count
-                tally.fast += decided
-                if tally.examples.count < 20 { tally.examples += badHere.prefix(20 - tally.examples.count) }
-                tally.lock.unlock()
-            }
+            for text in adversarial + near { if let m = DecimalCorpus.plainMismatch(text) { tally.add(m) } }
+            checkRandom(count: random, seed: seed, into: tally, mismatch: DecimalCorpus.plainMismatch, decided: DecimalCorpus.plainDecides)
             let texts = adversarial.count + near.count + random
             total += texts
             bad += tally.mismatches
@@ -92,11 +61,37 @@ enum ParseCheck {
         return bad
     }
 
-    /// Counts shared by the chunks (under `lock`).
+    /// `count` seeded random texts (``DecimalCorpus/random(_:)``, the same for a seed whatever the
+    /// check), in chunks over every core: each text's `mismatch` (nil: it agrees) and whether it
+    /// was `decided` (counted in `fast`), added to `tally`.
+    static func checkRandom(count: Int, seed: UInt64, into tally: Tally, mismatch: @escaping @Sendable (String) -> String?,
+                            decided: @escaping @Sendable (String) -> Bool) {
+        DispatchQueue.concurrentPerform(iterations: (count + chunk - 1) / chunk) { c in
+            var g = SeededGenerator(seed: seed &+ UInt64(c) &* 0x9E37_79B9_7F4A_7C15)
+            var bad: [String] = [], decidedHere = 0
+            for _ in 0..<min(chunk, count - c * chunk) {
+                let text = DecimalCorpus.random(&g)
+                if let m = mismatch(text) { bad.append(m) }
+                if decided(text) { decidedHere += 1 }
+            }
+            tally.lock.lock()
+            for m in bad { tally.add(m) }
+            tally.fast += decidedHere
+            tally.lock.unlock()
+        }
+    }
+
+    /// Counts shared by the chunks (under `lock`, or before they run).
     final class Tally: @unchecked Sendable {
         let lock = NSLock()
         var mismatches = 0, fast = 0
         var examples: [String] = []
+
+        /// One mismatch, kept as an example among the first 20.
+        func add(_ m: String) {
+            mismatches += 1
+            if examples.count < 20 { examples.append(m) }
+        }
     }
 
     /// ns per number, ours and `strtod`, best of 5 passes over 1M texts of three kinds.
