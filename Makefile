@@ -63,7 +63,8 @@ check:
 	@! grep -rnE --exclude-dir=.venv --exclude-dir=scattered "DESIGN §|[Ii]ssue [0-9]" Sources Benchmarks Tests README.md docs || { echo "check: references to issue numbers or an outside design document (cite docs/ instead)"; exit 1; }
 
 # The decimal parser (docs/logs.md, "Numbers") bit for bit against strtod on ten million random
-# texts and the adversarial set, in a release build; exit 1 on a mismatch.
+# texts and the adversarial set, then the CSV rows' C path on them and on the plain numbers
+# nearest the halfway points, at every level the CPU has, in a release build; exit 1 on a mismatch.
 PARSE_COUNT ?= 10000000
 check-parse: deps
 	$(SWIFT) build $(RELEASE) --product geofence-bench

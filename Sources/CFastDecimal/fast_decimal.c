@@ -87,8 +87,9 @@ __attribute__((constructor)) static void fast_decimal_init(void) {
             double scale = 1;
             for (int k = 0; k < fraction; k++) scale *= 10;                  // exact up to 10^22
             scales[end * 16 + point] = scale;
-            // 1 - high * scale is exact (an integer below scale over the high part's power of
-            // two), so low is (1 / scale - high) correctly rounded.
+            // 1 - high * scale is exact (an integer of at most scale / 2 over the high part's
+            // power of two, which the FMA gives unrounded), so low is (1 / scale - high)
+            // correctly rounded.
             const double high = 1 / scale;
             inverse_high[end * 16 + point] = high;
             inverse_low[end * 16 + point] = fma(-high, scale, 1) / scale;
@@ -243,10 +244,10 @@ __attribute__((always_inline)) static inline unsigned bounds(const uint64_t G, c
 // rounding error kept by an FMA, so that the sum before the last rounding is within 2^-104 of
 // m / 10^k (relative), while m / 10^k (m below 10^15, k at most 14) is never within 2^-86 of a
 // point halfway between two doubles: the last rounding goes the way the division's would, the
-// same bits (the argument in docs/logs.md, "Numbers"). The run routine alone
-// over the AIS trace, on a Zen 4 host: 18 ns a row either way in its fast spells, but in a slow
-// one 26 ns with the division against 20-21 with these products; the whole `geofence evaluate`
-// of the trace with one fence at one thread 0.934 and 0.969 of the CPU (30 runs each, in turn).
+// same bits (the argument in docs/logs.md, "Numbers"). The run routine alone over the AIS trace,
+// on a Zen 4 host: 18 ns a row either way in its fast spells, but in a slow one 26 ns with the
+// division against 20-21 with these products; the whole `geofence evaluate` of the trace with
+// one fence at one thread 0.934 and 0.969 of the CPU (30 runs each, in turn).
 __attribute__((target("avx,fma"), always_inline)) static inline void store_quotients(const __m256d mantissa, const unsigned shapes[4],
                                                                                       const uint64_t signs[4], const int N, double *values) {
     const __m256d high = _mm256_setr_pd(inverse_high[shapes[0]], inverse_high[shapes[1]], inverse_high[shapes[2]], inverse_high[shapes[3]]);
@@ -268,8 +269,8 @@ __attribute__((target("avx,fma"), always_inline)) static inline void store_quoti
 
 // The AVX2 path: as the AVX-512 path below (the masks of the row's 16 * N bytes, the bounds
 // checked together by bounds(), the numbers converted side by side, their quotients in one
-// register: store_quotients()), with 32-byte compares (16 * N bytes read, no more: for three numbers, bytes 0-31
-// and 16-47) and two numbers per 256-bit register, one per 128-bit lane.
+// register: store_quotients()), with 32-byte compares (16 * N bytes read, no more: for three
+// numbers, bytes 0-31 and 16-47) and two numbers per 256-bit register, one per 128-bit lane.
 #define AVX2 __attribute__((target("avx2,bmi,popcnt,fma"), always_inline)) static inline
 // The digit, point, '-' and delimiter masks of the 32 bytes at q.
 AVX2 void masks256(const unsigned char *q, unsigned char delimiter, uint64_t *g, uint64_t *pt, uint64_t *m, uint64_t *dl) {
@@ -362,10 +363,10 @@ __attribute__((target("avx2,bmi,popcnt,fma"))) static int decimals256(const unsi
 // number() would end it; then every byte before that end must be a digit, a point, a
 // delimiter or a '-' that starts a number, each number must end with a digit and hold one point
 // at most, 15 bytes at most with its sign), then the N numbers converted side by side, one per
-// 128-bit lane, as number() converts one (the same shuffle masks and multiply-adds, the quotients
-// by store_quotients(): the same bits). Checking the bounds together rather than number by number took a
-// one-thread read of the 1M-row scattered log × 10k circles from 75.8 to 72.7 ms of CPU (25
-// runs of each in turn, medians).
+// 128-bit lane, as number() converts one (the same shuffle masks and multiply-adds, the
+// quotients by store_quotients(): the same bits). Checking the bounds together rather than
+// number by number took a one-thread read of the 1M-row scattered log × 10k circles from 75.8 to
+// 72.7 ms of CPU (25 runs of each in turn, medians).
 #define AVX512 __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,bmi,popcnt,fma"), always_inline)) static inline
 // N numbers (1 to 4) whose bounds are checked (bounds()), the k-th at q[k] (16 bytes readable),
 // one per 128-bit lane, converted as number() converts one: the same shuffle masks and

@@ -35,8 +35,9 @@ final class KnownSnapshot: @unchecked Sendable {
 
 /// The reader's device table as the parse workers see it: looked up, never changed, while a
 /// round is parsed. A device found there is staged as `-2 - index` (the chunk's own indices are
-/// ≥ 0 while it is parsed; ``ParallelReader/markRuns(_:)`` then settles both). The same probe as ``DeviceState/find(_:_:)``, through the
-/// snapshot's addresses (no reference counting per row on arrays the threads share).
+/// ≥ 0 while it is parsed; ``ParallelReader/markRuns(_:)`` then settles both). The same probe
+/// as ``DeviceState/find(_:_:)``, through the snapshot's addresses (no reference counting per
+/// row on arrays the threads share).
 struct KnownDevices: @unchecked Sendable {
     /// The table's addresses, copied out of the snapshot (which keeps them valid while the
     /// round is parsed): reading them through the class would retain and release it per row,

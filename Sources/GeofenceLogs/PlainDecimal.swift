@@ -70,10 +70,9 @@ enum PlainDecimal {
     /// shuffle, multiply-adds down to two 8-digit halves, and one division; with AVX2 or
     /// AVX-512, the run's numbers bounded together from its masks and converted side by side,
     /// their quotients as products by 1 / 10^k in two parts, exact to the same bits), in one
-    /// call for the run; it decides every plain
-    /// number of at most 15 bytes. What it declines, or a CPU without SSSE3, takes
-    /// ``wide(_:_:)`` number by number. Either way a value is the correctly
-    /// rounded double of its text, as ``DecimalParser/parse(_:_:)`` gives it.
+    /// call for the run; it decides every plain number of at most 15 bytes. What it declines,
+    /// or a CPU without SSSE3, takes ``wide(_:_:)`` number by number. Either way a value is the
+    /// correctly rounded double of its text, as ``DecimalParser/parse(_:_:)`` gives it.
     @inline(always)
     static func wideRun(_ p: UnsafePointer<UInt8>, _ first: Int, _ count: Int, _ delimiter: UInt8,
                         _ values: UnsafeMutablePointer<Double>) -> Int {

@@ -168,44 +168,33 @@ public enum DecimalCorpus {
     // MARK: Plain numbers nearest the halfway points
 
     /// Plain decimals `[-]digits.digits` of at most 15 bytes (the C row path's numbers: a
-    /// significand m below 10^15 over 10^k, k from 1 to 14) whose value is as near a point
-    /// halfway between two doubles as such a number can be: m · 2^(52 - e) / 10^k (the value in
-    /// units of the spacing between doubles in [2^e, 2^(e+1))) within 2^(k - 1) / 10^k (2^(52 - e) /
-    /// 10^k where 52 - e < k) of an odd multiple of 1/2, on either side, for every binade that holds such numbers. A
-    /// conversion that rounds once in the wrong place, or approximates 1 / 10^k too coarsely,
-    /// gives the other double for some of them. `perSide` significands per k, binade and side
-    /// (the smallest in the binade, then spread over it).
+    /// significand m below 10^15 over 10^k, k from 1 to 14) as near a point halfway between two
+    /// doubles as such numbers come (docs/logs.md, "Numbers"): in units of the spacing between
+    /// doubles in [2^e, 2^(e+1)), m / 10^k is an integer plus R / 10^k, R = m · 2^(52 - e) mod
+    /// 10^k, a multiple of 2^k (52 - e > k for these numbers), and halfway would be R = 10^k / 2;
+    /// these have R = 10^k / 2 ± 2^(k - 1), for every k and binade, on both sides. A conversion
+    /// that rounds once in the wrong place, or holds 1 / 10^k too coarsely, gives the other double
+    /// for some of them. `perSide` significands per k, binade and side (the smallest in the
+    /// binade, then spread over it).
     public static func plainNearHalfway(perSide: Int = 4) -> [String] {
         var out: [String] = []
         for k in 1...14 {
             var ten: UInt64 = 1, five: UInt64 = 1
             for _ in 0..<k { ten *= 10; five *= 5 }
-            // The binades of m / 10^k for m below 10^15 (e from about -47 to 49).
+            let modulus = UInt128(five)
             for e in -48...50 {
-                let a = 52 - e                                  // m · 2^a / 10^k in half-spacings · 2
+                // The significands of this binade: m / 10^k in [2^e, 2^(e+1)), m below 10^15.
                 let lowM = e >= 0 ? UInt128(ten) << e : (UInt128(ten) + (UInt128(1) << -e) - 1) >> -e
                 let highM = e + 1 >= 0 ? UInt128(ten) << (e + 1) : UInt128(ten) >> -(e + 1)
                 let limit = Swift.min(highM, UInt128(999_999_999_999_999) + 1)
                 guard lowM < limit else { continue }
-                // m · 2^a ≡ 10^k / 2 ± step (mod 10^k): the nearest the remainder can come to half
-                // the modulus without reaching it (m · 2^a is a multiple of g = 2^min(a, k), and
-                // 10^k / 2 is not one when a >= k: step g / 2 then, else g).
-                let g = a >= k ? UInt128(1) << k : UInt128(1) << a
-                let step = a >= k ? g / 2 : g
-                let modulus = UInt128(ten) / g                  // 5^k · 2^(k - min(a, k))
+                let a = 52 - e
+                precondition(a > k, "m / 10^k below 10^(15 - k) is below 2^(52 - k)")
+                // R = 2^k · (m · 2^(a - k) mod 5^k), so R = 2^k · (5^k ± 1) / 2 where
+                // m ≡ (5^k ± 1) / 2 · 2^-(a - k) (mod 5^k); 1/2 mod 5^k is (5^k + 1) / 2.
                 for side in [-1, 1] {
-                    let target = side > 0 ? UInt128(ten) / 2 + step : UInt128(ten) / 2 - step
-                    // m · (2^a / g) ≡ target / g (mod modulus); 2^a / g is 1 when a <= k, else odd
-                    // modulus 5^k and its inverse a power of (5^k + 1) / 2.
-                    let rhs = (target / g) % modulus
-                    let m0: UInt128
-                    if a <= k {
-                        m0 = rhs
-                    } else {
-                        let half = (UInt128(five) + 1) / 2       // 1/2 mod 5^k
-                        m0 = rhs * power(half, a - k, modulus) % modulus
-                    }
-                    // The significands of that residue within the binade.
+                    let r = side > 0 ? (modulus + 1) / 2 : (modulus - 1) / 2
+                    let m0 = r * power((modulus + 1) / 2, a - k, modulus) % modulus
                     let first = lowM + (m0 + modulus - lowM % modulus) % modulus
                     guard first < limit else { continue }
                     let steps = (limit - 1 - first) / modulus
@@ -215,6 +204,7 @@ public enum DecimalCorpus {
                         var digits = String(UInt64(m))
                         if digits.count <= k { digits = String(repeating: "0", count: k + 1 - digits.count) + digits }
                         digits.insert(".", at: digits.index(digits.endIndex, offsetBy: -k))
+                        // With a sign when it still fits in 15 bytes.
                         if digits.utf8.count <= 14 { out += [digits, "-" + digits] } else if digits.utf8.count == 15 { out.append(digits) }
                     }
                 }
