@@ -56,20 +56,10 @@ public enum DecimalCorpus {
     /// (`t,t,t,t`); else a description of the difference. Only a decision on the whole text
     /// counts (the path may decide a prefix: what follows is its caller's to check).
     public static func plainMismatch(_ text: String) -> String? {
-        let bytes = Array(text.utf8)
-        guard !bytes.isEmpty, bytes.count <= 64 else { return nil }
         let expected = reference(text)
         for count in [1, 4] {
-            var run: [UInt8] = []
-            for i in 0..<count { run += bytes; if i < count - 1 { run.append(UInt8(ascii: ",")) } }
-            let whole = run.count
-            run += [UInt8](repeating: UInt8(ascii: "\n"), count: 16 * count + 16)
-            var values = [Double](repeating: 0, count: 4)
-            let end = run.withUnsafeBufferPointer { p in
-                values.withUnsafeMutableBufferPointer { geofence_plain_decimals(p.baseAddress!, Int32(count), UInt8(ascii: ","), $0.baseAddress!) }
-            }
-            guard end == whole else { continue }
-            for v in values.prefix(count) where v.bitPattern != expected?.bitPattern {
+            guard let values = plainValues(text, count: count) else { continue }
+            for v in values where v.bitPattern != expected?.bitPattern {
                 let level = geofence_plain_decimals_level(-1)
                 return "\"\(text)\" (C path, level \(level), \(count) at once): \(v) (0x\(String(v.bitPattern, radix: 16))), strtod "
                     + (expected.map { "\($0) (0x\(String($0.bitPattern, radix: 16)))" } ?? "refuses it")
@@ -79,12 +69,22 @@ public enum DecimalCorpus {
     }
 
     /// Whether the C row path (at the level set now) decides the whole text as one number.
-    public static func plainDecides(_ text: String) -> Bool {
+    public static func plainDecides(_ text: String) -> Bool { plainValues(text, count: 1) != nil }
+
+    /// The C row path's values for `count` copies of the text separated by `,` (16 · count + 16
+    /// readable bytes after them), or nil unless it decides them all, to the end of the last.
+    static func plainValues(_ text: String, count: Int) -> [Double]? {
         let bytes = Array(text.utf8)
-        guard !bytes.isEmpty, bytes.count <= 64 else { return false }
+        guard !bytes.isEmpty, bytes.count <= 64 else { return nil }
+        var run: [UInt8] = []
+        for i in 0..<count { run += bytes; if i < count - 1 { run.append(UInt8(ascii: ",")) } }
+        let whole = run.count
+        run += [UInt8](repeating: UInt8(ascii: "\n"), count: 16 * count + 16)
         var values = [Double](repeating: 0, count: 4)
-        let padded = bytes + [UInt8](repeating: UInt8(ascii: "\n"), count: 32)
-        return Int(geofence_plain_decimals(padded, 1, UInt8(ascii: ","), &values)) == bytes.count
+        let end = run.withUnsafeBufferPointer { p in
+            values.withUnsafeMutableBufferPointer { geofence_plain_decimals(p.baseAddress!, Int32(count), UInt8(ascii: ","), $0.baseAddress!) }
+        }
+        return Int(end) == whole ? Array(values.prefix(count)) : nil
     }
 
     /// `printf`-style formatting through the C library (exact decimal expansions).
