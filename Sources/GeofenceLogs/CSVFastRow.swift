@@ -452,22 +452,29 @@ extension CSVLogParser {
                     if runs && inRun && blockIndex == blockCount && skipBlocks == 0 && !runEnded && previous.count > 0,
                        rowBeforeTaken() {
                         let lastStart = core.end &- Self.wideMargin &- core.pos
-                        let want = Swift.min(room &- staged, max &- flushed &- staged)
+                        // A parse worker's run goes straight into its chunk's storage after the
+                        // rows staged before it (flushed first, their devices resolved), up to
+                        // ``runCallRows`` rows a call, each row at least `minimumRunRowBytes`
+                        // bytes; read serially, into the staging buffer.
+                        if deferred && lastStart >= 0 && staged > 0 { flush(&batch) }
+                        let want = deferred ? Swift.min(Self.runCallRows, lastStart / Self.minimumRunRowBytes &+ 1)
+                                            : Swift.min(room &- staged, max &- flushed &- staged)
                         if lastStart >= 0 && want > 0 {
                             resolveRowBefore()
                             let d = Int(previousDevice)
                             let l = deferred ? DeviceState.LastFix() : last.unsafelyUnwrapped[d]
+                            let device = runDevice()
                             var run = geofence_run(name: previous.name, name_length: Int32(truncatingIfNeeded: previous.count),
-                                                   device: runDevice(),
+                                                   device: device,
                                                    order: deferred ? 0 : 1, unused: 0, time: l.time, lat: l.lat, lon: l.lon,
                                                    day: Double(core.utcDay.seconds),
                                                    per_second: core.timeUnit == .auto ? 0 : core.timeUnit.perSecond,
                                                    earliest: core.timeRange.earliest, latest: core.timeRange.latest, line: core.line)
                             var consumed = 0, lastRow = 0, stopped: Int32 = 0
-                            let k = Int((out + staged).withMemoryRebound(to: geofence_fix.self, capacity: want) { f in
+                            let (into, lines) = deferred ? core.output.room(want) : (out + staged, nil)
+                            let k = Int(into.withMemoryRebound(to: geofence_fix.self, capacity: want) { f in
                                 geofence_run_rows(p + core.pos, lastStart, accuracyFlag, delimiter, core.utcDay.head, core.utcDay.tail,
-                                                  &run, f, deferred ? stagedLines + staged : nil, Int32(truncatingIfNeeded: want),
-                                                  &consumed, &lastRow, &stopped)
+                                                  &run, f, lines, Int32(truncatingIfNeeded: want), &consumed, &lastRow, &stopped)
                             })
                             runEnded = stopped != 0
                             runLength &+= k
@@ -477,10 +484,16 @@ extension CSVLogParser {
                             }
                             if k > 0 {
                                 if deferred {
-                                    for j in staged..<staged &+ k { pending[j].count = 0 }
+                                    // Counted where they are; the staging moves on past them.
+                                    core.output.count &+= k
+                                    flushed = core.output.count
+                                    flushedDevice = device
+                                    hasFlushed = true
+                                    restage()
                                 } else {
                                     last.unsafelyUnwrapped[d] = DeviceState.LastFix(time: run.time, lat: run.lat, lon: run.lon,
                                                                                     line: run.line, file: fileIndex)
+                                    staged &+= k
                                 }
                                 previous.name = p + (core.pos &+ lastRow)
                                 core.line = run.line
@@ -488,10 +501,10 @@ extension CSVLogParser {
                                 core.rowsInBlocks &+= k
                                 core.rowsInRuns &+= k
                                 core.lastOffset = 0
-                                staged &+= k
                                 if staged == room { flush(&batch) }
                                 continue
                             }
+                            if deferred { restage() }
                         }
                     }
                     if blocks && blockIndex == blockCount && skipBlocks == 0 {
@@ -702,6 +715,14 @@ extension CSVLogParser {
 
     /// Rows read per call of `geofence_standard_rows` (at most).
     static let blockRows = 32
+    /// Rows of a run a parse worker reads per call of `geofence_run_rows` (at most), straight
+    /// into its chunk's storage: a call's own steps (the run's template, the storage made
+    /// room for, the rows counted) then weigh on a thousand rows rather than on the staging
+    /// buffer's 32 (docs/logs.md, "Row blocks").
+    static let runCallRows = 1024
+    /// The fewest bytes a row of a run takes (a device, a time and two numbers of one byte
+    /// each, three delimiters, a newline), so that a call's rows fit the room made for them.
+    static let minimumRunRowBytes = 8
     /// Rows read by the block after a long run (a run of at least ``longRun`` rows): the next
     /// device's first two, after which its own run may begin.
     static let shortBlockRows = 2
