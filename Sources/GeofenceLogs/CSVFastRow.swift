@@ -462,11 +462,15 @@ extension CSVLogParser {
                         if lastStart >= 0 && want > 0 {
                             resolveRowBefore()
                             let d = Int(previousDevice)
-                            let l = deferred ? DeviceState.LastFix() : last.unsafelyUnwrapped[d]
+                            // A parse worker's row before is the last fix written: the run's rows
+                            // are checked against it as a serial read checks them against the
+                            // device's last fix, and take its device settled, so that marking the
+                            // chunk's runs passes over them (ChunkFixes.runRanges).
+                            let l = deferred ? core.output.last : last.unsafelyUnwrapped[d]
                             let device = runDevice()
                             var run = geofence_run(name: previous.name, name_length: Int32(truncatingIfNeeded: previous.count),
-                                                   device: device,
-                                                   order: deferred ? 0 : 1, unused: 0, time: l.time, lat: l.lat, lon: l.lon,
+                                                   device: deferred ? ParallelReader.settled(device) : device,
+                                                   order: 1, unused: 0, time: l.time, lat: l.lat, lon: l.lon,
                                                    day: Double(core.utcDay.seconds),
                                                    per_second: core.timeUnit == .auto ? 0 : core.timeUnit.perSecond,
                                                    earliest: core.timeRange.earliest, latest: core.timeRange.latest, line: core.line)
@@ -486,6 +490,7 @@ extension CSVLogParser {
                                 if deferred {
                                     // Counted where they are; the staging moves on past them.
                                     core.output.count &+= k
+                                    core.output.noteRun(from: flushed)
                                     flushed = core.output.count
                                     flushedDevice = device
                                     hasFlushed = true

@@ -10,6 +10,12 @@ struct ChunkFixes {
     private(set) var lines: UnsafeMutablePointer<Int>? = nil
     /// Fixes written (and their lines).
     var count = 0
+    /// Where the CSV run routine wrote fixes (`geofence_run_rows`), as ranges of indices:
+    /// each fix of a range has the device of the fix before it (already settled,
+    /// ``ParallelReader/markRuns(_:)``) and follows it in time order
+    /// (``DeviceState/follows(_:_:_:after:_:_:)``), so that marking the runs passes over them.
+    /// In order, none empty, none touching the next.
+    var runRanges: [Range<Int32>] = []
     private(set) var capacity = 0
 
     /// Room for at least `n` fixes in all (those written kept); more than asked when it grows
@@ -46,6 +52,24 @@ struct ChunkFixes {
         return (fixes.unsafelyUnwrapped + count, lines.unsafelyUnwrapped + count)
     }
 
+    /// The last fix written (one must be), as a device's last fix.
+    var last: DeviceState.LastFix {
+        let f = fixes.unsafelyUnwrapped[count - 1]
+        return DeviceState.LastFix(time: f.time, lat: f.lat, lon: f.lon, line: lines.unsafelyUnwrapped[count - 1], file: 0)
+    }
+
+    /// Notes that the fixes `from..<count` were written by the run routine (``runRanges``),
+    /// joining the range before when it ends at `from`.
+    mutating func noteRun(from: Int) {
+        assert(from > 0 && from < count, "a run's range follows a fix")
+        let range = Int32(truncatingIfNeeded: from)..<Int32(truncatingIfNeeded: count)
+        if let last = runRanges.last, last.upperBound == range.lowerBound {
+            runRanges[runRanges.count - 1] = last.lowerBound..<range.upperBound
+        } else {
+            runRanges.append(range)
+        }
+    }
+
     /// The fixes written.
     var written: UnsafeMutableBufferPointer<Fix> { UnsafeMutableBufferPointer(start: fixes, count: count) }
 
@@ -60,5 +84,6 @@ struct ChunkFixes {
         lines = nil
         count = 0
         capacity = 0
+        runRanges = []
     }
 }

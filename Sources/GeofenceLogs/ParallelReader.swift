@@ -916,6 +916,7 @@ struct ParallelReader {
         // vary a little from round to round, and the first rounds' are smaller; grown to each
         // one's size, the arrays were reallocated round after round, into fresh pages).
         r.output.count = 0
+        r.output.runRanges.removeAll(keepingCapacity: true)
         r.output.reserve((to - from) / Self.minimumRowBytes + 1)
         r.devices.removeAll()
         r.devices.bytesOnly = true
@@ -941,6 +942,10 @@ struct ParallelReader {
         }
     }
 
+    /// The settled form of a staged device (``markRuns(_:)``; an involution: either form maps
+    /// to the other's).
+    @inline(__always) static func settled(_ d: Int32) -> Int32 { d < 0 ? -2 - d : -1 - d }
+
     /// Settles the devices of `r`'s fixes and sets `r.runStarts` from them, in one pass. A device
     /// found in the reader's table (staged as `-2 - index`, ``KnownDevices``) becomes that index,
     /// one of the chunk's own table (`i` ≥ 0) becomes `-1 - i`: the join then writes a device
@@ -956,15 +961,28 @@ struct ParallelReader {
         let n = r.output.count
         guard n > 0 else { return }
         let p = r.output.fixes.unsafelyUnwrapped
-        /// The settled form of a staged device (an involution: either form maps to the other's).
-        @inline(__always) func settled(_ d: Int32) -> Int32 { d < 0 ? -2 - d : -1 - d }
         p[0].device = settled(p[0].device)
         guard n > 1 else { return }
         var marking = true
         r.runStarts.reserveCapacity(n / 4 + 18)
         r.runStarts.append(0)
         var device = p[0].device, time = p[0].time
-        for k in 1..<n {
+        // The run routine's ranges (settled, each fix following the one before it: no run
+        // starts in one) are passed over.
+        let ranges = r.output.runRanges
+        var range = 0, skipFrom = ranges.first.map { Int($0.lowerBound) } ?? n
+        var k = 1
+        while k < n {
+            if k == skipFrom {
+                let end = Int(ranges[range].upperBound)
+                device = p[end &- 1].device
+                time = p[end &- 1].time
+                k = end
+                range &+= 1
+                skipFrom = range < ranges.count ? Int(ranges[range].lowerBound) : n
+                continue
+            }
+            defer { k &+= 1 }
             let d = settled(p[k].device), t = p[k].time
             p[k].device = d
             // Later, of the same device: the common case, decided on two fields.
