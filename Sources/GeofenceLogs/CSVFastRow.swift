@@ -723,7 +723,7 @@ extension CSVLogParser {
     /// Rows of a run a parse worker reads per call of `geofence_run_rows` (at most), straight
     /// into its chunk's storage: a call's own steps (the run's template, the storage made
     /// room for, the rows counted) then weigh on a thousand rows rather than on the staging
-    /// buffer's 32 (docs/logs.md, "Row blocks").
+    /// buffer's 32 (docs/logs.md#parallel-reading).
     static let runCallRows = 1024
     /// The fewest bytes a row of a run takes (a device, a time and two numbers of one byte
     /// each, three delimiters, a newline), so that a call's rows fit the room made for them.

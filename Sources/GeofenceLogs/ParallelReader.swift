@@ -955,7 +955,9 @@ struct ParallelReader {
     /// it; no runs are marked where they are short (on average fewer than four fixes). Done by
     /// the worker that parsed the chunk, where its fixes are still in cache; the join then takes
     /// a run's fixes after its first without looking at each (on the AIS trace at 2 threads,
-    /// the join's per-fix pass was about 20 instructions a fix, on the reader's thread).
+    /// the join's per-fix pass was about 20 instructions a fix, on the reader's thread). The
+    /// ranges the run routine wrote (``ChunkFixes/runRanges``) are passed over: their devices
+    /// are settled already and no run starts inside one.
     static func markRuns(_ r: inout ChunkResult) {
         r.runStarts.removeAll(keepingCapacity: true)
         let n = r.output.count

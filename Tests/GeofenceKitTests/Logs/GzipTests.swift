@@ -131,6 +131,83 @@ final class GzipTests: XCTestCase {
         XCTAssertEqual(t?.description, "\(trailing):6134: bad gzip stream: incorrect header check")
     }
 
+    /// A member's header with the optional fields FLG names: `body` is deflate data and trailer
+    /// (a `gzip -n` file without its 10-byte header).
+    func member(_ body: [UInt8], extra: [UInt8]? = nil, name: String? = nil, comment: String? = nil, headerCRC: Bool = false,
+                mtime: UInt32 = 0x6B16_9A0D) -> [UInt8] {
+        var flags: UInt8 = 0
+        if extra != nil { flags |= 4 }
+        if name != nil { flags |= 8 }
+        if comment != nil { flags |= 16 }
+        if headerCRC { flags |= 2 }
+        var h: [UInt8] = [0x1F, 0x8B, 8, flags] + withUnsafeBytes(of: mtime.littleEndian, Array.init) + [0, 3]
+        if let extra { h += [UInt8(extra.count & 0xFF), UInt8(extra.count >> 8)] + extra }
+        if let name { h += Array(name.utf8) + [0] }
+        if let comment { h += Array(comment.utf8) + [0] }
+        if headerCRC {
+            let c = crc32(h)
+            h += [UInt8(c & 0xFF), UInt8((c >> 8) & 0xFF)]
+        }
+        return h + body
+    }
+
+    /// CRC-32 (gzip's), bit by bit: the test's own, independent of the library the reader uses.
+    func crc32(_ bytes: [UInt8]) -> UInt32 {
+        var c: UInt32 = 0xFFFF_FFFF
+        for b in bytes {
+            c ^= UInt32(b)
+            for _ in 0..<8 { c = c & 1 != 0 ? (c >> 1) ^ 0xEDB8_8320 : c >> 1 }
+        }
+        return ~c
+    }
+
+    /// Members whose headers carry every optional field (an extra field, a file name, a
+    /// comment, a header CRC), concatenated, and read with chunks so small that each header is
+    /// split at every offset in turn: the header's flags hold whatever the split, and each
+    /// header field is skipped, not read as data.
+    func testMemberHeadersSplitAnywhere() throws {
+        let lines = try String(contentsOfFile: csv, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
+        let cut = 40
+        let a = writeFile(tmp, "a.csv", lines[..<cut].joined(separator: "\n") + "\n")
+        let b = writeFile(tmp, "b.csv", lines[cut..<90].joined(separator: "\n") + "\n")
+        XCTAssertEqual(runTool("/bin/gzip", ["-c", "-n", a], stdout: a + ".gz"), 0)
+        XCTAssertEqual(runTool("/bin/gzip", ["-c", "-n", b], stdout: b + ".gz"), 0)
+        let bodyA = Array(bytes(a + ".gz")[10...]), bodyB = Array(bytes(b + ".gz")[10...])
+        let expected = try readLog(writeFile(tmp, "ab.csv", lines[..<90].joined(separator: "\n") + "\n")).fixes
+        let variants: [(String, [UInt8])] = [
+            ("all fields", member(bodyA, extra: [1, 2, 3, 0, 5], name: "a.csv", comment: "first", headerCRC: true)
+                           + member(bodyB, extra: [], name: "b.csv", comment: "", headerCRC: true, mtime: 0x1010_1010)),
+            ("name only", member(bodyA, name: "a.csv") + member(bodyB, name: "b.csv", mtime: 0xFFFF_FFFF)),
+            ("comment and CRC", member(bodyA, comment: "x", headerCRC: true) + member(bodyB, headerCRC: true)),
+            ("none", member(bodyA) + member(bodyB)),
+        ]
+        for (label, file) in variants {
+            let path = tmp + "/split.csv.gz"
+            write(path, file)
+            for chunk in 1...24 {
+                XCTAssertEqual(try readLog(path, LogReaderOptions(chunkSize: chunk)).fixes, expected, "\(label), chunks of \(chunk)")
+            }
+            XCTAssertEqual(try readLog(path).fixes, expected, label)
+        }
+        // Header faults, in zlib's words, whatever the chunks.
+        let good = member(bodyA, name: "a.csv", headerCRC: true)
+        var badCRC = good
+        badCRC[16] ^= 1                                   // the CRC-16's low byte
+        var reserved = good
+        reserved[3] |= 0x20
+        var method = good
+        method[2] = 7
+        for (bad, message) in [(badCRC, "header crc mismatch"), (reserved, "unknown header flags set"),
+                               (method, "unknown compression method")] {
+            let path = tmp + "/bad.csv.gz"
+            write(path, bad)
+            for chunk in [3, 4096] {
+                XCTAssertEqual(strictError(path, LogReaderOptions(chunkSize: chunk))?.description,
+                               "\(path):1: bad gzip stream: \(message)", "chunks of \(chunk)")
+            }
+        }
+    }
+
     func testBadHeaderMagicOnlyIsNotGzip() throws {
         // One magic byte only: read as plain text (and then fails as CSV).
         let p = tmp + "/one.csv"
