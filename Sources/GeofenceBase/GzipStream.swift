@@ -176,16 +176,23 @@ struct MemberHeader {
         return i
     }
 
-    /// The part after `done`, as FLG says (FEXTRA 4, FNAME 8, FCOMMENT 16, FHCRC 2).
+    /// The part after `done` (the fixed part, the extra field, the name or the comment): the
+    /// next optional one in the header's order that FLG has (FEXTRA 4, FNAME 8, FCOMMENT 16,
+    /// FHCRC 2), or the end.
     private mutating func advance(from done: Part) {
         count = 0
         bytes = 0
-        switch done {
-        case .fixed where flags & 4 != 0: part = .extraLength
-        case .fixed, .extraLength, .extra: part = flags & 8 != 0 ? .name : flags & 16 != 0 ? .comment : flags & 2 != 0 ? .crc : .done
-        case .name: part = flags & 16 != 0 ? .comment : flags & 2 != 0 ? .crc : .done
-        default: part = flags & 2 != 0 ? .crc : .done
+        var past = done
+        if past == .fixed {
+            if flags & 4 != 0 { part = .extraLength; return }
+            past = .extra
         }
+        if past == .extra {
+            if flags & 8 != 0 { part = .name; return }
+            past = .name
+        }
+        if past == .name && flags & 16 != 0 { part = .comment; return }
+        part = flags & 2 != 0 ? .crc : .done
     }
 }
 
