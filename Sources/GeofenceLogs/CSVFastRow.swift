@@ -475,10 +475,12 @@ extension CSVLogParser {
                                                    per_second: core.timeUnit == .auto ? 0 : core.timeUnit.perSecond,
                                                    earliest: core.timeRange.earliest, latest: core.timeRange.latest, line: core.line)
                             var consumed = 0, lastRow = 0, stopped: Int32 = 0
-                            let (into, lines) = deferred ? core.output.room(want) : (out + staged, nil)
+                            // The rows' lines are not written: a parse worker's chunk keeps the
+                            // first line of the range (ChunkFixes.line).
+                            let into = deferred ? core.output.room(want).fixes : out + staged
                             let k = Int(into.withMemoryRebound(to: geofence_fix.self, capacity: want) { f in
                                 geofence_run_rows(p + core.pos, lastStart, accuracyFlag, delimiter, core.utcDay.head, core.utcDay.tail,
-                                                  &run, f, lines, Int32(truncatingIfNeeded: want), &consumed, &lastRow, &stopped)
+                                                  &run, f, nil, Int32(truncatingIfNeeded: want), &consumed, &lastRow, &stopped)
                             })
                             runEnded = stopped != 0
                             runLength &+= k
@@ -490,7 +492,7 @@ extension CSVLogParser {
                                 if deferred {
                                     // Counted where they are; the staging moves on past them.
                                     core.output.count &+= k
-                                    core.output.noteRun(from: flushed)
+                                    core.output.noteRun(from: flushed, line: core.line &+ 1)
                                     flushed = core.output.count
                                     flushedDevice = device
                                     hasFlushed = true

@@ -14,8 +14,11 @@ struct ChunkFixes {
     /// each fix of a range has the device of the fix before it (already settled,
     /// ``ParallelReader/markRuns(_:)``) and follows it in time order
     /// (``DeviceState/follows(_:_:_:after:_:_:)``), so that marking the runs passes over them.
-    /// In order, none empty, none touching the next.
+    /// In order, none empty, none touching the next. Their fixes' lines are not written: a
+    /// range's rows are consecutive lines, from the line in ``runLines`` (``line(_:)``).
     var runRanges: [Range<Int32>] = []
+    /// Per run range, the line of its first fix.
+    var runLines: [Int] = []
     private(set) var capacity = 0
 
     /// Room for at least `n` fixes in all (those written kept); more than asked when it grows
@@ -55,26 +58,40 @@ struct ChunkFixes {
     /// The last fix written (one must be), as a device's last fix.
     var last: DeviceState.LastFix {
         let f = fixes.unsafelyUnwrapped[count - 1]
-        return DeviceState.LastFix(time: f.time, lat: f.lat, lon: f.lon, line: lines.unsafelyUnwrapped[count - 1], file: 0)
+        return DeviceState.LastFix(time: f.time, lat: f.lat, lon: f.lon, line: line(count - 1), file: 0)
     }
 
     /// Notes that the fixes `from..<count` were written by the run routine (``runRanges``),
-    /// joining the range before when it ends at `from`.
-    mutating func noteRun(from: Int) {
+    /// the first of them at line `line` and each of the others at the next line (their lines
+    /// not written), joining the range before when it ends at `from` and its lines go on there.
+    mutating func noteRun(from: Int, line: Int) {
         assert(from > 0 && from < count, "a run's range follows a fix")
         let range = Int32(truncatingIfNeeded: from)..<Int32(truncatingIfNeeded: count)
-        if let last = runRanges.last, last.upperBound == range.lowerBound {
+        if let last = runRanges.last, last.upperBound == range.lowerBound,
+           runLines[runLines.count - 1] + last.count == line {
             runRanges[runRanges.count - 1] = last.lowerBound..<range.upperBound
         } else {
             runRanges.append(range)
+            runLines.append(line)
         }
+    }
+
+    /// The line of fix `k` (one written): its own, or from its run range's first line.
+    func line(_ k: Int) -> Int {
+        // The last range that starts at or before k.
+        var lo = 0, hi = runRanges.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if Int(runRanges[mid].lowerBound) <= k { lo = mid + 1 } else { hi = mid }
+        }
+        if lo > 0, runRanges[lo - 1].contains(Int32(truncatingIfNeeded: k)) {
+            return runLines[lo - 1] + (k - Int(runRanges[lo - 1].lowerBound))
+        }
+        return lines.unsafelyUnwrapped[k]
     }
 
     /// The fixes written.
     var written: UnsafeMutableBufferPointer<Fix> { UnsafeMutableBufferPointer(start: fixes, count: count) }
-
-    /// The lines of the fixes written.
-    var writtenLines: UnsafeBufferPointer<Int> { UnsafeBufferPointer(start: lines, count: count) }
 
     /// Frees the storage (the fixes are plain values: nothing to deinitialize).
     mutating func deallocate() {
@@ -85,5 +102,6 @@ struct ChunkFixes {
         count = 0
         capacity = 0
         runRanges = []
+        runLines = []
     }
 }

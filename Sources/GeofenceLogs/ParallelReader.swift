@@ -667,7 +667,7 @@ struct ParallelReader {
         do {
             try r.devices.bytes.withUnsafeBufferPointer { (names) throws(GeofenceError) in
                 try global.withUnsafeMutableBufferPointer { (global) throws(GeofenceError) in
-                    let lines = r.output.writtenLines, fixes = r.output.written
+                    let output = r.output, fixes = output.written
                     // Fixes accepted by the common path are moved down to fixes[0..<kept]
                     // (mapped), and appended to `out` in one copy before anything else is.
                     var kept = 0
@@ -737,7 +737,7 @@ struct ParallelReader {
                                 j += 1
                             }
                             last.unsafelyUnwrapped[Int(g)] = DeviceState.LastFix(time: previous.time, lat: previous.lat, lon: previous.lon,
-                                                                                line: lineBase + lines[j - 1], file: fileIndex)
+                                                                                line: lineBase + output.line(j - 1), file: fileIndex)
                             seen.insert(g)
                         }
                         guard j < fixes.count else { break }
@@ -750,7 +750,7 @@ struct ParallelReader {
                             var g = global[local]
                             if g < 0 {
                                 let s = offsets[local], e = offsets[local + 1]
-                                guard let d = try core.device(names.baseAddress! + s, e - s, line: lineBase + lines[j], &devices) else {
+                                guard let d = try core.device(names.baseAddress! + s, e - s, line: lineBase + output.line(j), &devices) else {
                                     j += 1
                                     continue
                                 }
@@ -760,7 +760,7 @@ struct ParallelReader {
                             f.device = g
                         }
                         let had = out.count
-                        try core.accept(f, line: lineBase + lines[j], &devices, &out)
+                        try core.accept(f, line: lineBase + output.line(j), &devices, &out)
                         if out.count > had { seen.insert(f.device) }
                         j += 1
                     }
@@ -917,6 +917,7 @@ struct ParallelReader {
         // one's size, the arrays were reallocated round after round, into fresh pages).
         r.output.count = 0
         r.output.runRanges.removeAll(keepingCapacity: true)
+        r.output.runLines.removeAll(keepingCapacity: true)
         r.output.reserve((to - from) / Self.minimumRowBytes + 1)
         r.devices.removeAll()
         r.devices.bytesOnly = true

@@ -572,8 +572,33 @@ final class ParallelReadTests: XCTestCase {
         }
         XCTAssertEqual(c.count, expected.count)
         XCTAssertEqual(Array(c.written), expected.map { $0.0 })
-        XCTAssertEqual(Array(c.writtenLines), expected.map { $0.1 })
+        XCTAssertEqual((0..<c.count).map { c.line($0) }, expected.map { $0.1 })
         XCTAssertEqual(c.written.map(\.offset), expected.map { $0.0.offset }, "the offsets too (== does not compare them)")
+        // Runs written without their lines (as the run routine writes a parse worker's rows):
+        // each range's lines go on from its first; a range that follows another in the storage
+        // but not in the lines (a row skipped between them) stays a range of its own.
+        func run(_ n: Int, line: Int) {
+            let from = c.count, room = c.room(n)
+            for i in 0..<n {
+                (room.fixes + i).initialize(to: fix(5000 + expected.count))
+                expected.append((fix(5000 + expected.count), line + i))
+            }
+            c.count += n
+            c.noteRun(from: from, line: line)
+        }
+        run(10, line: 20_000)
+        run(5, line: 20_010)                              // goes on: joins the range before
+        XCTAssertEqual(c.runRanges.count, 1)
+        run(4, line: 20_016)                              // one line skipped: a range of its own
+        XCTAssertEqual(c.runRanges.count, 2)
+        c.append(fix(7000), line: 20_020)
+        expected.append((fix(7000), 20_020))
+        run(3, line: 20_021)                              // after a fix of its own: a range of its own
+        XCTAssertEqual(c.runRanges.count, 3)
+        XCTAssertEqual(c.runLines, [20_000, 20_016, 20_021])
+        XCTAssertEqual(Array(c.written), expected.map { $0.0 })
+        XCTAssertEqual((0..<c.count).map { c.line($0) }, expected.map { $0.1 })
+        XCTAssertEqual(c.last.line, 20_023)
         c.deallocate()
         XCTAssertEqual(c.count, 0)
         XCTAssertEqual(c.capacity, 0)
