@@ -77,7 +77,15 @@ struct ChunkFixes {
     }
 
     /// The line of fix `k` (one written): its own, or from its run range's first line.
+    @inline(__always)
     func line(_ k: Int) -> Int {
+        // (A log whose rows seldom repeat a device has no ranges: its lines are all written.)
+        guard let first = runRanges.first, Int(first.lowerBound) <= k else { return lines.unsafelyUnwrapped[k] }
+        return rangeLine(k)
+    }
+
+    /// ``line(_:)`` where ranges may hold fix `k`.
+    private func rangeLine(_ k: Int) -> Int {
         // The last range that starts at or before k.
         var lo = 0, hi = runRanges.count
         while lo < hi {
