@@ -238,6 +238,18 @@ final class RoundWork: Sendable {
     }
 }
 
+/// A chunk's joined fixes to be copied into the batch, where the join made room for them
+/// (``ParseCrew/addCopy(_:)``).
+struct FixCopy: @unchecked Sendable {
+    let from: UnsafePointer<Fix>
+    let to: UnsafeMutablePointer<Fix>
+    let count: Int
+
+    func run() {
+        UnsafeMutableRawPointer(to).copyMemory(from: from, byteCount: count * MemoryLayout<Fix>.stride)
+    }
+}
+
 /// The background threads that parse a reader's rounds: each takes the chunks of the oldest
 /// round that has some left, and goes on to the next round when one has been begun meanwhile
 /// (a round begun ahead, ``ParallelReader/finish(_:_:_:_:ahead:)``), so that a round begun
@@ -252,6 +264,10 @@ final class ParseCrew: @unchecked Sendable {
     private var active = 0
     /// Work for a thread that finds no chunk left (``whenIdle(_:)``), once.
     private var idleTask: (@Sendable () -> Void)? = nil
+    /// Copies of joined fixes into the batch not begun yet (``addCopy(_:)``).
+    private var copies: [FixCopy] = []
+    /// Copies begun and not done.
+    private let copying = Atomic<Int>(0)
 
     init() {
         lock.initialize(to: pthread_mutex_t())
@@ -285,8 +301,39 @@ final class ParseCrew: @unchecked Sendable {
         pthread_mutex_unlock(lock)
     }
 
-    /// A crew thread: parses chunks until no round handed to the crew has any left, then does
-    /// the idle task if one is set.
+    /// Leaves a copy of joined fixes to whichever thread has nothing to parse (a crew thread
+    /// before its idle task, the reader's while it waits for a chunk): ``finishCopies()`` must
+    /// return before the batch is read or may grow.
+    func addCopy(_ copy: FixCopy) {
+        pthread_mutex_lock(lock)
+        copies.append(copy)
+        pthread_mutex_unlock(lock)
+    }
+
+    /// Makes one copy left by ``addCopy(_:)``, if any (false: none was left).
+    func runOneCopy() -> Bool {
+        pthread_mutex_lock(lock)
+        guard let copy = copies.popLast() else {
+            pthread_mutex_unlock(lock)
+            return false
+        }
+        copying.wrappingAdd(1, ordering: .relaxed)
+        pthread_mutex_unlock(lock)
+        copy.run()
+        copying.wrappingSubtract(1, ordering: .releasing)
+        return true
+    }
+
+    /// Makes every copy left, and waits for those other threads are making: the batch then
+    /// holds every fix joined.
+    func finishCopies() {
+        while runOneCopy() {}
+        // A copy another thread took is a few microseconds from its end (at most a chunk's fixes).
+        while copying.load(ordering: .acquiring) > 0 { sched_yield() }
+    }
+
+    /// A crew thread: parses chunks until no round handed to the crew has any left, then makes
+    /// the copies left (``addCopy(_:)``) and does the idle task if one is set.
     private func work() {
         while true {
             pthread_mutex_lock(lock)
@@ -299,6 +346,7 @@ final class ParseCrew: @unchecked Sendable {
             }
             pthread_mutex_unlock(lock)
             guard let next else {
+                while runOneCopy() {}
                 task?()
                 return
             }
@@ -325,7 +373,9 @@ final class ParseCrew: @unchecked Sendable {
 /// as soon as the reader has handed out a batch, or, with read-ahead, as soon as the chunks of
 /// the round being joined are all taken; it is finished (parse awaited, chunks joined) when
 /// the next batch needs it: the parse overlaps whatever the caller does with the batch, and
-/// everything the join touches stays on the caller's thread.
+/// everything the join touches stays on the caller's thread, but for the copy of each chunk's
+/// last fixes into the batch, which it leaves to a thread with nothing to parse
+/// (``ParseCrew/addCopy(_:)``) and sees made before the batch goes out.
 struct ParallelReader {
     let threads: Int
     /// Bytes per chunk.
@@ -562,7 +612,10 @@ struct ParallelReader {
         var begunAhead = false
         let devicesBefore = devices.keys.count
         joining = set
+        let crew = self.crew
         defer {
+            // The batch whole (every copy the join left made) before anything reads it.
+            crew.finishCopies()
             joining = nil
             finishParsing()
             let fixes = out.count - before
@@ -588,13 +641,14 @@ struct ParallelReader {
                     guard begunAhead, case .parse(_, _, _, _, let next, _)? = pending else { return false }
                     return next.runOne()
                 }
-                work.awaitChunk(i, lastTaken: { _ = beginAhead() }) { beginAhead() || helpAhead() }
+                work.awaitChunk(i, lastTaken: { _ = beginAhead() }) { beginAhead() || helpAhead() || crew.runOneCopy() }
                 if work.allTaken { _ = beginAhead() }
                 let to = i + 1 < chunkCount ? starts[i + 1] : roundEnd
                 try join(&slots.base[i], parser: parser, from: starts[i], to: to, roundEnd: roundEnd, endsFile: endsFile && to == e0, &core, &devices, &out)
                 if slots.base[i].straddle != nil {
                     finishParsing()
                     dropAhead()
+                    crew.finishCopies()                     // the serial step may grow `out`
                     return try serialStep(&parser, &core, &devices, &out)
                 }
             }
@@ -618,7 +672,7 @@ struct ParallelReader {
     /// at the record that ran past the chunk.
     mutating func join(_ r: inout ChunkResult, parser: LineParser, from: Int, to: Int, roundEnd: Int, endsFile: Bool,
                        _ core: inout ReadCore, _ devices: inout DeviceState, _ out: inout [Fix]) throws(GeofenceError) {
-        let lineBase = core.line
+        let lineBase = core.line, crew = self.crew
         // The unit this chunk's worker resolved, taken once its rows are joined (or, when the
         // join stops at one of them, if a row before it resolved it).
         var unitToApply: (unit: TimeUnit, first: Double)? = nil
@@ -661,6 +715,7 @@ struct ParallelReader {
         // Room for the rest of the round at this chunk's fixes per byte, so that `out` grows
         // once a round rather than doubling its way up (each step a copy into fresh pages).
         if out.capacity < out.count + r.output.count, to > from {
+            crew.finishCopies()                             // `out` moves
             let rest = Double(roundEnd - from) / Double(to - from) * Double(r.output.count)
             out.reserveCapacity(out.count + Swift.max(r.output.count, Int(rest * 1.1)))
         }
@@ -741,6 +796,7 @@ struct ParallelReader {
                             seen.insert(g)
                         }
                         guard j < fixes.count else { break }
+                        if out.capacity &- out.count < kept &+ 1 { crew.finishCopies() }   // `out` may move
                         out.append(contentsOf: UnsafeBufferPointer(rebasing: fixes[0..<kept]))
                         kept = 0
                         // A device new to the reader, or a fix out of order (reported as a serial read would).
@@ -760,11 +816,27 @@ struct ParallelReader {
                             f.device = g
                         }
                         let had = out.count
+                        if out.count == out.capacity { crew.finishCopies() }         // `out` may move
                         try core.accept(f, line: lineBase + output.line(j), &devices, &out)
                         if out.count > had { seen.insert(f.device) }
                         j += 1
                     }
-                    out.append(contentsOf: UnsafeBufferPointer(rebasing: fixes[0..<kept]))
+                    // The chunk's last fixes: room made for them in `out`, and their copy left
+                    // to a thread with nothing to parse (the chunk's storage is not written again
+                    // this round). Where `out` would have to grow, copied now.
+                    if kept > 0 && out.capacity &- out.count >= kept {
+                        var to: UnsafeMutablePointer<Fix>? = nil
+                        out.append(addingCapacity: kept) { span in
+                            span.withUnsafeMutableBufferPointer { room, initialized in
+                                to = room.baseAddress
+                                initialized = kept                  // by the copy, before the batch is read
+                            }
+                        }
+                        crew.addCopy(FixCopy(from: UnsafePointer(fixes.baseAddress!), to: to!, count: kept))
+                    } else if kept > 0 {
+                        crew.finishCopies()
+                        out.append(contentsOf: UnsafeBufferPointer(rebasing: fixes[0..<kept]))
+                    }
                 }
             }
         } catch {
