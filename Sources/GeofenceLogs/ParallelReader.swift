@@ -644,7 +644,8 @@ struct ParallelReader {
                 work.awaitChunk(i, lastTaken: { _ = beginAhead() }) { beginAhead() || helpAhead() || crew.runOneCopy() }
                 if work.allTaken { _ = beginAhead() }
                 let to = i + 1 < chunkCount ? starts[i + 1] : roundEnd
-                try join(&slots.base[i], parser: parser, from: starts[i], to: to, roundEnd: roundEnd, endsFile: endsFile && to == e0, &core, &devices, &out)
+                try join(&slots.base[i], parser: parser, from: starts[i], to: to, roundEnd: roundEnd, endsFile: endsFile && to == e0,
+                         leaveCopy: !ahead, &core, &devices, &out)
                 if slots.base[i].straddle != nil {
                     finishParsing()
                     dropAhead()
@@ -671,7 +672,7 @@ struct ParallelReader {
     /// first messages, devices, the time order of each fix. After a straddle the reader stands
     /// at the record that ran past the chunk.
     mutating func join(_ r: inout ChunkResult, parser: LineParser, from: Int, to: Int, roundEnd: Int, endsFile: Bool,
-                       _ core: inout ReadCore, _ devices: inout DeviceState, _ out: inout [Fix]) throws(GeofenceError) {
+                       leaveCopy: Bool = false, _ core: inout ReadCore, _ devices: inout DeviceState, _ out: inout [Fix]) throws(GeofenceError) {
         let lineBase = core.line, crew = self.crew
         // The unit this chunk's worker resolved, taken once its rows are joined (or, when the
         // join stops at one of them, if a row before it resolved it).
@@ -821,10 +822,12 @@ struct ParallelReader {
                         if out.count > had { seen.insert(f.device) }
                         j += 1
                     }
-                    // The chunk's last fixes: room made for them in `out`, and their copy left
-                    // to a thread with nothing to parse (the chunk's storage is not written again
-                    // this round). Where `out` would have to grow, copied now.
-                    if kept > 0 && out.capacity &- out.count >= kept {
+                    // The chunk's last fixes: with `leaveCopy`, room made for them in `out` and
+                    // their copy left to a thread with nothing to parse (the chunk's storage is
+                    // not written again this round); else, or where `out` would have to grow,
+                    // copied now. (While a round is parsed ahead, the workers have that round to
+                    // parse, which a copy they took would delay.)
+                    if leaveCopy && kept > 0 && out.capacity &- out.count >= kept {
                         var to: UnsafeMutablePointer<Fix>? = nil
                         out.append(addingCapacity: kept) { span in
                             span.withUnsafeMutableBufferPointer { room, initialized in
