@@ -1,7 +1,8 @@
-/// A parse worker's fixes and the line of each, in memory the worker writes straight into: the
-/// CSV row routines put each fix where it stays (docs/logs.md#parallel-reading), rather than in
-/// a staging buffer copied onwards 32 rows at a time (a burst of writes to lines not yet in the
-/// core's cache).
+/// A parse worker's fixes and the line of each (written, or for the rows of a run range worked
+/// out from the range's first line, ``line(_:)``), in memory the worker writes straight into:
+/// the CSV row routines put each fix where it stays (docs/logs.md#parallel-reading), rather than
+/// in a staging buffer copied onwards 32 rows at a time (a burst of writes to lines not yet in
+/// the core's cache).
 ///
 /// Plain storage, owned by the ``ChunkResult`` that holds it (``deallocate()`` frees it), lent
 /// to the worker's ``ReadCore`` while the chunk is parsed. Copies share the storage.

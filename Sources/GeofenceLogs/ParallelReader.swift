@@ -837,7 +837,7 @@ struct ParallelReader {
                         }
                         crew.addCopy(FixCopy(from: UnsafePointer(fixes.baseAddress!), to: to!, count: kept))
                     } else if kept > 0 {
-                        crew.finishCopies()
+                        if out.capacity &- out.count < kept { crew.finishCopies() }          // `out` may move
                         out.append(contentsOf: UnsafeBufferPointer(rebasing: fixes[0..<kept]))
                     }
                 }
