@@ -674,6 +674,9 @@ struct ParallelReader {
     mutating func join(_ r: inout ChunkResult, parser: LineParser, from: Int, to: Int, roundEnd: Int, endsFile: Bool,
                        leaveCopy: Bool = false, _ core: inout ReadCore, _ devices: inout DeviceState, _ out: inout [Fix]) throws(GeofenceError) {
         let lineBase = core.line, crew = self.crew
+        // Before `out` takes `n` more: where it would have to grow (and so move), the copies
+        // left into it made first.
+        func beforeAppending(_ n: Int) { if out.capacity &- out.count < n { crew.finishCopies() } }
         // The unit this chunk's worker resolved, taken once its rows are joined (or, when the
         // join stops at one of them, if a row before it resolved it).
         var unitToApply: (unit: TimeUnit, first: Double)? = nil
@@ -797,7 +800,7 @@ struct ParallelReader {
                             seen.insert(g)
                         }
                         guard j < fixes.count else { break }
-                        if out.capacity &- out.count < kept &+ 1 { crew.finishCopies() }   // `out` may move
+                        beforeAppending(kept)
                         out.append(contentsOf: UnsafeBufferPointer(rebasing: fixes[0..<kept]))
                         kept = 0
                         // A device new to the reader, or a fix out of order (reported as a serial read would).
@@ -817,7 +820,7 @@ struct ParallelReader {
                             f.device = g
                         }
                         let had = out.count
-                        if out.count == out.capacity { crew.finishCopies() }         // `out` may move
+                        beforeAppending(1)
                         try core.accept(f, line: lineBase + output.line(j), &devices, &out)
                         if out.count > had { seen.insert(f.device) }
                         j += 1
@@ -837,7 +840,7 @@ struct ParallelReader {
                         }
                         crew.addCopy(FixCopy(from: UnsafePointer(fixes.baseAddress!), to: to!, count: kept))
                     } else if kept > 0 {
-                        if out.capacity &- out.count < kept { crew.finishCopies() }          // `out` may move
+                        beforeAppending(kept)
                         out.append(contentsOf: UnsafeBufferPointer(rebasing: fixes[0..<kept]))
                     }
                 }
