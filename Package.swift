@@ -41,7 +41,7 @@ let package = Package(
         .target(name: "GeofenceGDAL", dependencies: ["CGDAL"], swiftSettings: checks),
         // What every module shares: the error types, JSON and CSV codecs, atomic output files, SHA-256,
         // gzip inflation (ISA-L).
-        .target(name: "GeofenceBase", dependencies: ["CMapGuard", "CIsal"], swiftSettings: checks),
+        .target(name: "GeofenceBase", dependencies: ["CMapGuard", "CIsal", "CSystem"], swiftSettings: checks),
         // Fences as values (Fence, FenceShape, Coordinate) and the packed R-tree over them (FenceIndex).
         .target(name: "GeofenceIndex", dependencies: ["GeofenceBase", "Geodesy"], swiftSettings: checks),
         // Location logs: CSV, NDJSON and GPX readers (gzip, stdin), device interning, times.

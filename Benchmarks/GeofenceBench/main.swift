@@ -13,6 +13,8 @@ Build and run the release product:
 """.utf8))
 exit(2)
 #else
+// The allocator set up as `geofence` sets it (docs/architecture.md#the-allocator).
+Allocator.tuneForParallelRuns()
 let options = BenchOptions.parse(Array(CommandLine.arguments.dropFirst()))
 let runner = Runner(options: options)
 exit(runner.run())

@@ -1,5 +1,6 @@
 #pragma once
 #include <fcntl.h>
+#include <malloc.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/syscall.h>

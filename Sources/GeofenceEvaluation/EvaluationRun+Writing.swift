@@ -45,7 +45,7 @@ extension EvaluationRun {
                 texts.withUnsafeMutableBufferPointer { t in
                     blockCounts.withUnsafeMutableBufferPointer { c in
                         let textOut = UnsafeShared(base: t.baseAddress!), countOut = UnsafeShared(base: c.baseAddress!)
-                        DispatchQueue.concurrentPerform(iterations: ranges.count) { k in
+                        WorkTeam.shared.concurrentPerform(iterations: ranges.count) { k in
                             let v = shared.value
                             let writer = v.writer.withOwnCount()
                             var text: [UInt8] = []

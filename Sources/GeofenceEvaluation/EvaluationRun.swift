@@ -671,7 +671,7 @@ public final class EvaluationRun {
                         let fixes = UnsafeShared(base: UnsafeMutablePointer(mutating: b.baseAddress!))
                         let out = UnsafeShared(base: a.baseAddress!), workerBase = UnsafeShared(base: ws.baseAddress!)
                         let sliceBase = UnsafeShared(base: sl.baseAddress!)
-                        DispatchQueue.concurrentPerform(iterations: threads) { k in
+                        WorkTeam.shared.concurrentPerform(iterations: threads) { k in
                             while true {
                                 let s = nextSlice.take()
                                 guard s < sliceCount else { break }
@@ -730,7 +730,7 @@ public final class EvaluationRun {
                         let where_ = UnsafeShared(base: UnsafeMutablePointer(mutating: a.baseAddress!))
                         // Each worker writes the bytes of its group's devices only.
                         let q = UnsafeShared(base: quietBase)
-                        DispatchQueue.concurrentPerform(iterations: threads) { _ in
+                        WorkTeam.shared.concurrentPerform(iterations: threads) { _ in
                             while true {
                                 let g = nextGroup.take()
                                 guard g < groupCount else { break }

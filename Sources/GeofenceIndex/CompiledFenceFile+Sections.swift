@@ -448,7 +448,7 @@ final class OpenJobs: @unchecked Sendable {
         let next = Atomic<Int>(0)
         errors.withUnsafeMutableBufferPointer { e in
             let out = UnsafeShared(base: e.baseAddress!)
-            DispatchQueue.concurrentPerform(iterations: Swift.min(threads, jobs.count)) { _ in
+            WorkTeam.shared.concurrentPerform(iterations: Swift.min(threads, jobs.count)) { _ in
                 while true {
                     let k = next.wrappingAdd(1, ordering: .relaxed).oldValue
                     guard k < order.count else { return }

@@ -288,7 +288,7 @@ final class ParseCrew: @unchecked Sendable {
         let start = Swift.max(0, threads - active)
         active += start
         pthread_mutex_unlock(lock)
-        for _ in 0..<start { DispatchQueue.global().async { self.work() } }
+        for _ in 0..<start { WorkTeam.shared.async { self.work() } }
     }
 
     /// Sets the work that the next thread to find no chunk left does as it leaves (replacing

@@ -45,6 +45,8 @@ func fail(_ message: String, code: Int32) -> Never {
     exit(code)
 }
 
+// Fewer address-space changes while threads read (docs/architecture.md#the-allocator).
+Allocator.tuneForParallelRuns()
 // A closed pipe on stdout must be an I/O error (EPIPE), not a silent death by SIGPIPE.
 signal(SIGPIPE, SIG_IGN)
 // SIGINT/SIGTERM remove the run's temporary files before exiting (docs/errors.md).

@@ -1,0 +1,69 @@
+import Dispatch
+import Glibc
+import Synchronization
+import XCTest
+@testable import GeofenceBase
+
+/// The threads that parse a log's rounds and evaluate a batch's slices (docs/architecture.md#the-work-team).
+final class WorkTeamTests: XCTestCase {
+    /// Every index is called exactly once, whatever the count and however the helpers start.
+    func testConcurrentPerformCallsEveryIndexOnce() {
+        for round in 0..<300 {
+            let n = 1 + round % 9
+            let calls = Mutex([Int](repeating: 0, count: n))
+            WorkTeam.shared.concurrentPerform(iterations: n) { k in
+                calls.withLock { $0[k] += 1 }
+                if round % 7 == 0 { usleep(50) }             // helpers that take longer than the caller
+            }
+            XCTAssertEqual(calls.withLock { $0 }, [Int](repeating: 1, count: n), "round \(round)")
+        }
+        var none = 0
+        WorkTeam.shared.concurrentPerform(iterations: 0) { _ in none += 1 }
+        XCTAssertEqual(none, 0)
+    }
+
+    /// What the calls write is there when concurrentPerform returns (each writes its own slot).
+    func testConcurrentPerformReturnsAfterEveryCall() {
+        for _ in 0..<100 {
+            let n = 4
+            let out = UnsafeMutablePointer<Int>.allocate(capacity: n)
+            out.initialize(repeating: 0, count: n)
+            let shared = UnsafeShared(base: out)
+            WorkTeam.shared.concurrentPerform(iterations: n) { k in
+                var s = 0
+                for i in 0..<20_000 { s &+= i &* (k + 1) }
+                shared.base[k] = s
+            }
+            for k in 0..<n { XCTAssertEqual(out[k], (0..<20_000).reduce(0) { $0 &+ $1 &* (k + 1) }) }
+            out.deallocate()
+        }
+    }
+
+    /// Tasks all run, in bursts and after the team has gone to sleep (longer than it looks for
+    /// work), and the team starts no more threads than its limit.
+    func testTasksRunAfterTheTeamSleeps() {
+        let team = WorkTeam.shared
+        for burst in 0..<4 {
+            let count = 200
+            let ran = Atomic<Int>(0)
+            let done = DispatchSemaphore(value: 0)
+            for _ in 0..<count {
+                team.async {
+                    if ran.wrappingAdd(1, ordering: .relaxed).newValue == count { done.signal() }
+                }
+            }
+            XCTAssertEqual(done.wait(timeout: .now() + 30), .success, "burst \(burst): \(ran.load(ordering: .relaxed)) of \(count) tasks ran")
+            XCTAssertLessThanOrEqual(team.threads, team.limit)
+            usleep(UInt32(3 * WorkTeam.spinNanoseconds / 1000))    // the team's threads are asleep now
+        }
+    }
+
+    /// A task may itself spread work over the team (the caller takes every index no helper takes).
+    func testNestedConcurrentPerform() {
+        let total = Atomic<Int>(0)
+        WorkTeam.shared.concurrentPerform(iterations: 3) { _ in
+            WorkTeam.shared.concurrentPerform(iterations: 3) { _ in total.wrappingAdd(1, ordering: .relaxed) }
+        }
+        XCTAssertEqual(total.load(ordering: .relaxed), 9)
+    }
+}
