@@ -21,9 +21,11 @@ package final class Completion: Sendable {
     /// Whether it is done (what was written before ``signal()`` may then be read).
     package var isDone: Bool { flag.load(ordering: .acquiring) }
 
-    /// Returns once it is done.
+    /// Returns once it is done: checks for ``WorkTeam/spinNanoseconds`` first, then sleeps (a
+    /// chunk being parsed is mostly done within that, and a thread put to sleep waits for the
+    /// scheduler to wake it, docs/architecture.md#the-work-team).
     package func wait() {
-        if isDone { return }
+        if WorkTeam.spin(until: { isDone }) { return }
         semaphore.wait()
         // Raised again for the next waiter.
         semaphore.signal()
