@@ -61,24 +61,21 @@ package final class WorkTeam: @unchecked Sendable {
     }
 
     /// Runs `body` for each of `0 ..< iterations`, once each, on the calling thread and up to
-    /// `iterations - 1` threads of the team (at most ``limit``), and returns when every call has returned. As
-    /// `DispatchQueue.concurrentPerform`, the calls take the indices in turn: a helper that
-    /// starts late finds fewer (or none) left, and the caller alone does all of them if no
-    /// helper starts.
-    package func concurrentPerform(iterations: Int, _ body: (Int) -> Void) {
+    /// `iterations - 1` threads of the team (at most ``limit``), and returns when every call has
+    /// returned. As `DispatchQueue.concurrentPerform`, the calls take the indices in turn: a
+    /// helper that starts late finds fewer (or none) left, and the caller alone does all of them
+    /// if no helper starts. `body` escapes only in that a helper that starts after the last
+    /// index was taken may still hold it (and never calls it): what it points into need only
+    /// live until the return.
+    package func concurrentPerform(iterations: Int, _ body: @escaping (Int) -> Void) {
         if iterations <= 1 {
             if iterations == 1 { body(0) }
             return
         }
-        withoutActuallyEscaping(body) { body in
-            let apply = Apply(iterations, body)
-            for _ in 0..<Swift.min(iterations - 1, limit) { async { apply.help() } }
-            apply.help()
-            apply.waitAll()
-            // Every call has returned: a helper that comes later finds no index and never
-            // reads the body.
-            apply.body = nil
-        }
+        let apply = Apply(iterations, body)
+        for _ in 0..<Swift.min(iterations - 1, limit) { async { apply.help() } }
+        apply.help()
+        apply.waitAll()
     }
 
     /// Starts one more thread (the lock held).
@@ -150,8 +147,7 @@ package final class WorkTeam: @unchecked Sendable {
     /// The calls of one ``concurrentPerform(iterations:_:)``.
     private final class Apply: @unchecked Sendable {
         let count: Int
-        /// The body while any call may still take an index.
-        var body: ((Int) -> Void)?
+        let body: (Int) -> Void
         let next = Atomic<Int>(0)
         let finished = Atomic<Int>(0)
         let done = Completion()
@@ -166,7 +162,7 @@ package final class WorkTeam: @unchecked Sendable {
             while true {
                 let k = next.wrappingAdd(1, ordering: .relaxed).oldValue
                 guard k < count else { return }
-                body!(k)
+                body(k)
                 if finished.wrappingAdd(1, ordering: .acquiringAndReleasing).newValue == count { done.signal() }
             }
         }
