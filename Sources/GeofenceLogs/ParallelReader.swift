@@ -577,9 +577,13 @@ struct ParallelReader {
     }
 
     /// Waits for the pending round's parse, if any (before the window or the reader goes away),
+    /// parsing the chunks no thread has taken (the crew's threads may all be busy elsewhere),
     /// and drops the crew's idle task if no thread has taken it.
     mutating func waitIdle() {
-        if case .parse(_, _, _, _, let work, _)? = pending { work.wait() }
+        if case .parse(_, _, _, _, let work, _)? = pending {
+            work.run()
+            work.wait()
+        }
         crew.whenIdle(nil)
     }
 
@@ -659,9 +663,11 @@ struct ParallelReader {
         }
     }
 
-    /// Waits for a round begun ahead, if any, and forgets it (the reader is not where it begins).
+    /// Waits for a round begun ahead, if any (parsing the chunks no thread has taken), and
+    /// forgets it (the reader is not where it begins).
     mutating func dropAhead() {
         if case .parse(_, _, _, _, let work, let set)? = pending {
+            work.run()
             work.wait()
             knownSnapshots[set] = nil
         }

@@ -263,6 +263,38 @@ final class ParallelReadTests: XCTestCase {
         }
     }
 
+    /// With every thread of the work team busy elsewhere for the whole read, a parallel read
+    /// still ends, and gives the serial read's fixes: the reading thread parses the chunks no
+    /// thread takes, also those of a round begun ahead that the reader drops as it closes
+    /// (docs/architecture.md#the-work-team). The busy tasks wait for the test's signal, with a
+    /// long time-out that the test counts: a read that needed the team would wait for it.
+    func testReadEndsWhileTheTeamIsBusy() {
+        let path = writeFile(dir, "busy.csv", Self.runsCSV(seed: 70, rows: 3000))
+        let serial = Self.outcome(path, LogReaderOptions(skipInvalid: true), batch: 64)
+        let team = WorkTeam.shared
+        let started = DispatchSemaphore(value: 0), gate = DispatchSemaphore(value: 0), timedOut = Atomic<Int>(0)
+        for _ in 0..<team.limit {
+            team.async {
+                started.signal()
+                if gate.wait(timeout: .now() + 60) == .timedOut { timedOut.wrappingAdd(1, ordering: .relaxed) }
+            }
+        }
+        for _ in 0..<team.limit { started.wait() }
+        var o = Self.lenientTwoThreads(chunk: 500)
+        o.readAhead = true
+        o.quickStart = true
+        let parallel = Self.outcome(path, o, batch: 64)
+        // Closed after one batch, a round begun ahead still pending.
+        if let reader = try? LogReader(path: path, options: o) {
+            var b: [Fix] = []
+            XCTAssertEqual(try reader.next(into: &b, max: 64), true)
+        }
+        for _ in 0..<team.limit { gate.signal() }
+        XCTAssertEqual(parallel.batches.joined().map(\.self), serial.batches.joined().map(\.self))
+        XCTAssertEqual(parallel.skipped, serial.skipped)
+        XCTAssertEqual(timedOut.load(ordering: .relaxed), 0, "the read waited for the busy team")
+    }
+
     func testGeneratedNDJSONMatchesSerial() {
         for seed in 1...10 as ClosedRange<UInt64> {
             var g = SeededGenerator(seed: seed)
