@@ -64,18 +64,22 @@ package final class WorkTeam: @unchecked Sendable {
     /// `iterations - 1` threads of the team (at most ``limit``), and returns when every call has
     /// returned. As `DispatchQueue.concurrentPerform`, the calls take the indices in turn: a
     /// helper that starts late finds fewer (or none) left, and the caller alone does all of them
-    /// if no helper starts. `body` escapes only in that a helper that starts after the last
-    /// index was taken may still hold it (and never calls it): what it points into need only
-    /// live until the return.
-    package func concurrentPerform(iterations: Int, _ body: @escaping (Int) -> Void) {
+    /// if no helper starts.
+    package func concurrentPerform(iterations: Int, _ body: (Int) -> Void) {
         if iterations <= 1 {
             if iterations == 1 { body(0) }
             return
         }
-        let apply = Apply(iterations, body)
-        for _ in 0..<Swift.min(iterations - 1, limit) { async { apply.help() } }
-        apply.help()
-        apply.waitAll()
+        withoutActuallyEscaping(body) { body in
+            let apply = Apply(iterations, body)
+            for _ in 0..<Swift.min(iterations - 1, limit) { async { apply.help() } }
+            apply.help()
+            apply.waitAll()
+            // Every call has returned, and with it every reference a call took to the body
+            // (``Apply/call(_:)``): a helper that starts later finds no index and never reads
+            // it, so the body (and whatever it captured) is let go of here, not after the return.
+            apply.body = nil
+        }
     }
 
     /// Starts one more thread (the lock held).
@@ -147,7 +151,8 @@ package final class WorkTeam: @unchecked Sendable {
     /// The calls of one ``concurrentPerform(iterations:_:)``.
     private final class Apply: @unchecked Sendable {
         let count: Int
-        let body: (Int) -> Void
+        /// The body while any call may still take an index.
+        var body: ((Int) -> Void)?
         let next = Atomic<Int>(0)
         let finished = Atomic<Int>(0)
         let done = Completion()
@@ -162,9 +167,16 @@ package final class WorkTeam: @unchecked Sendable {
             while true {
                 let k = next.wrappingAdd(1, ordering: .relaxed).oldValue
                 guard k < count else { return }
-                body(k)
+                call(k)
                 if finished.wrappingAdd(1, ordering: .acquiringAndReleasing).newValue == count { done.signal() }
             }
+        }
+
+        /// The body's call for `k`, in a function of its own so that the reference it takes to
+        /// the body is released before it returns, before the call is counted as finished.
+        @inline(never)
+        func call(_ k: Int) {
+            body!(k)
         }
 
         /// Returns once every index's call has returned.

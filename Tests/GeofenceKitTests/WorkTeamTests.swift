@@ -79,6 +79,29 @@ final class WorkTeamTests: XCTestCase {
         }
     }
 
+    /// The body, and what it captured, are let go of before concurrentPerform returns, even
+    /// while its helpers' tasks still wait for a thread (every team thread busy): a body that
+    /// captures a closure made escapable for the call (`withoutActuallyEscaping`, as the event
+    /// writer's does) would otherwise stop the process as that block ends.
+    func testBodyLetGoBeforeReturn() {
+        let team = WorkTeam.shared
+        let started = DispatchSemaphore(value: 0), gate = DispatchSemaphore(value: 0)
+        for _ in 0..<team.limit {
+            team.async {
+                started.signal()
+                _ = gate.wait(timeout: .now() + 60)
+            }
+        }
+        for _ in 0..<team.limit { started.wait() }
+        let total = Atomic<Int>(0)
+        let double: (Int) -> Int = { 2 * $0 }
+        withoutActuallyEscaping(double) { double in
+            team.concurrentPerform(iterations: 4) { k in total.wrappingAdd(double(k), ordering: .relaxed) }
+        }
+        for _ in 0..<team.limit { gate.signal() }
+        XCTAssertEqual(total.load(ordering: .relaxed), 12)
+    }
+
     /// A task may itself spread work over the team (the caller takes every index no helper takes).
     func testNestedConcurrentPerform() {
         let total = Atomic<Int>(0)
