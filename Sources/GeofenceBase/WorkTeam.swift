@@ -179,9 +179,9 @@ package final class WorkTeam: @unchecked Sendable {
             body!(k)
         }
 
-        /// Returns once every index's call has returned.
+        /// Returns once every index's call has returned (looking before it sleeps, ``Completion/wait()``).
         func waitAll() {
-            if !WorkTeam.spin(until: { done.isDone }) { done.wait() }
+            done.wait()
         }
     }
 }

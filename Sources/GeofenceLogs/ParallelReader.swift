@@ -253,8 +253,8 @@ struct FixCopy: @unchecked Sendable {
 /// The background threads that parse a reader's rounds: each takes the chunks of the oldest
 /// round that has some left, and goes on to the next round when one has been begun meanwhile
 /// (a round begun ahead, ``ParallelReader/finish(_:_:_:_:ahead:)``), so that a round begun
-/// while the last chunks of the one before are parsed adds no thread; a thread leaves when
-/// no round has chunks left.
+/// while the last chunks of the one before are parsed adds no thread; a thread leaves (back to
+/// the work team, docs/architecture.md#the-work-team) when no round has chunks left.
 final class ParseCrew: @unchecked Sendable {
     /// Guards `rounds` and `active` (a pthread mutex, which ThreadSanitizer follows).
     private let lock: UnsafeMutablePointer<pthread_mutex_t> = .allocate(capacity: 1)
