@@ -9,20 +9,24 @@ final class WorkTeamTests: XCTestCase {
     /// Calls per index, behind a pthread mutex (which ThreadSanitizer follows).
     final class Calls: @unchecked Sendable {
         private var counts: [Int]
-        private var lock = pthread_mutex_t()
+        private let lock: UnsafeMutablePointer<pthread_mutex_t> = .allocate(capacity: 1)
         init(_ n: Int) {
             counts = [Int](repeating: 0, count: n)
-            pthread_mutex_init(&lock, nil)
+            lock.initialize(to: pthread_mutex_t())
+            pthread_mutex_init(lock, nil)
         }
-        deinit { pthread_mutex_destroy(&lock) }
+        deinit {
+            pthread_mutex_destroy(lock)
+            lock.deallocate()
+        }
         func add(_ k: Int) {
-            pthread_mutex_lock(&lock)
+            pthread_mutex_lock(lock)
             counts[k] += 1
-            pthread_mutex_unlock(&lock)
+            pthread_mutex_unlock(lock)
         }
         var all: [Int] {
-            pthread_mutex_lock(&lock)
-            defer { pthread_mutex_unlock(&lock) }
+            pthread_mutex_lock(lock)
+            defer { pthread_mutex_unlock(lock) }
             return counts
         }
     }
