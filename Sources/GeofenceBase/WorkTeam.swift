@@ -1,3 +1,4 @@
+import Dispatch
 import Glibc
 import Synchronization
 
@@ -122,10 +123,10 @@ package final class WorkTeam: @unchecked Sendable {
             }
             looking += 1
             pthread_mutex_unlock(lock)
-            let found = WorkTeam.spin { waiting.load(ordering: .acquiring) > 0 }
+            _ = WorkTeam.spin { waiting.load(ordering: .acquiring) > 0 }
             pthread_mutex_lock(lock)
             looking -= 1
-            if found || head < tasks.count { continue }
+            if head < tasks.count { continue }
             sleeping += 1
             pthread_cond_wait(wake, lock)
             sleeping -= 1
@@ -136,15 +137,13 @@ package final class WorkTeam: @unchecked Sendable {
     /// the processor (another thread ready to run on it runs meanwhile).
     package static func spin(until done: () -> Bool) -> Bool {
         if done() { return true }
-        var start = timespec(), now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &start)
+        let start = DispatchTime.now().uptimeNanoseconds
         while true {
             for _ in 0..<16 {
                 if done() { return true }
                 sched_yield()
             }
-            clock_gettime(CLOCK_MONOTONIC, &now)
-            if (now.tv_sec - start.tv_sec) * 1_000_000_000 + (now.tv_nsec - start.tv_nsec) > spinNanoseconds { return done() }
+            if DispatchTime.now().uptimeNanoseconds - start > UInt64(spinNanoseconds) { return done() }
         }
     }
 
