@@ -754,9 +754,13 @@ final class CSVFastRowTests: XCTestCase {
     /// date, a time or a latitude out of range, a row the blocks leave, another device, a lower
     /// case 't' and 'z', a clock out of range or not digits (a leap second is taken); ISO
     /// times (line feeds, then CRLF with an accuracy column, then device names of 17 to 20
-    /// bytes) and millisecond epoch times. Read with runs, without them (blocks only) and one
-    /// row at a time: the same fixes, devices, skips, messages and errors, serially (mapped, and
-    /// through read windows that cut rows) and in parallel chunks.
+    /// bytes) and millisecond epoch times; then numbers of a few layouts that repeat, as in a
+    /// real trace, so that most rows are read by their classes (the AVX-512 run routine's rows
+    /// of the classes of a row it took, docs/logs.md "Row blocks"), among them another device
+    /// whose name has the same classes, and clocks out of range with digits where digits go.
+    /// Read with runs, without them (blocks only) and one row at a time: the same fixes,
+    /// devices, skips, messages and errors, serially (mapped, and through read windows that cut
+    /// rows) and in parallel chunks.
     func testRunsPastBlocksSameAsWithout() throws {
         let best = Int(geofence_plain_decimals_level(-1))
         guard best >= 2 else { throw XCTSkip("no wide decimal path on this CPU") }
@@ -765,7 +769,7 @@ final class CSVFastRowTests: XCTestCase {
             CSVLogParser.runRowsEnabled = true
         }
         XCTAssertTrue(CSVLogParser.fixLayoutMatches, "Fix is laid out as geofence_fix")
-        for variant in 0..<4 {
+        for variant in 0..<5 {
             var g = SeededGenerator(seed: 91 &+ UInt64(variant))
             let nl = variant == 1 ? "\r\n" : "\n", accuracy = variant == 1, epoch = variant == 2
             var text = accuracy ? "device,time,lat,lon,accuracy" + nl : "device,time,lat,lon" + nl
@@ -779,7 +783,8 @@ final class CSVFastRowTests: XCTestCase {
             for run in 0..<40 {
                 let device = variant == 3 ? "vessel-long-name-\(String(repeating: "x", count: run % 4))" : "\(367_000_000 + run % 13)"
                 for _ in 0..<Int(40 + g.next() % 400) {
-                    switch g.next() % 600 {
+                    // (Variant 4: the rows that end a run half as often, as in a trace.)
+                    switch g.next() % (variant == 4 ? 1200 : 600) {
                     case 0: row(device, time(t), lat, lon)                                      // a duplicate
                     case 1: row(device, time(t), lon.hasPrefix("-") ? "1.5" : "-1.5", lon)    // the same time elsewhere
                     case 2: row(device, time(t - 40), lat, lon)                                 // back in time
@@ -788,14 +793,22 @@ final class CSVFastRowTests: XCTestCase {
                     case 5: row(device, time(t + 1), "91.5", lon)                               // latitude out of range
                     case 6: row(device, time(t + 1), lat, "x")                                  // left by the blocks
                     case 7: row("other\(run)", time(t + 1), lat, lon)                           // another device, once
+                    case 10 where variant == 4: row("\(367_000_000 + (run + 1) % 13)", time(t + 1), lat, lon) // another device, the same classes
                     case 8 where !epoch: row(device, time(t + 1).lowercased(), lat, lon)        // 't' and 'z'
                     case 9 where !epoch:                                                          // a clock out of range
                         let clock = ["T24:00:00Z", "T23:60:00Z", "T23:59:61Z", "T2a:00:00Z", "T23:59:60Z"][Int(g.next() % 5)]
                         row(device, String(time(t + 1).prefix(10)) + clock, lat, lon)
                     default:
                         t += 1 + Int(g.next() % 90)
-                        lat = String(format: "%.\(1 + g.next() % 6)f", Double(g.next() % 8_000_000) / 1e5)
-                        lon = String(format: "%.\(1 + g.next() % 6)f", -Double(g.next() % 17_000_000) / 1e5)
+                        if variant == 4 {
+                            // Five decimals in most rows, four in some: the few layouts of a trace.
+                            let decimals = g.next() % 8 == 0 ? 4 : 5
+                            lat = String(format: "%.\(decimals)f", 30 + Double(g.next() % 1_000_000) / 1e5)
+                            lon = String(format: "%.\(decimals)f", -110 - Double(g.next() % 1_000_000) / 1e5)
+                        } else {
+                            lat = String(format: "%.\(1 + g.next() % 6)f", Double(g.next() % 8_000_000) / 1e5)
+                            lon = String(format: "%.\(1 + g.next() % 6)f", -Double(g.next() % 17_000_000) / 1e5)
+                        }
                         row(device, time(t), lat, lon)
                     }
                 }
