@@ -248,23 +248,30 @@ __attribute__((always_inline)) static inline unsigned bounds(const uint64_t G, c
 // on a Zen 4 host: 18 ns a row either way in its fast spells, but in a slow one 26 ns with the
 // division against 20-21 with these products; the whole `geofence evaluate` of the trace with
 // one fence at one thread 0.934 and 0.969 of the CPU (30 runs each, in turn).
-__attribute__((target("avx,fma"), always_inline)) static inline void store_quotients(const __m256d mantissa, const unsigned shapes[4],
-                                                                                      const uint64_t signs[4], const int N, double *values) {
-    const __m256d high = _mm256_setr_pd(inverse_high[shapes[0]], inverse_high[shapes[1]], inverse_high[shapes[2]], inverse_high[shapes[3]]);
-    const __m256d low = _mm256_setr_pd(inverse_low[shapes[0]], inverse_low[shapes[1]], inverse_low[shapes[2]], inverse_low[shapes[3]]);
+__attribute__((target("avx,fma"), always_inline)) static inline void store_quotients_of(const __m256d mantissa, const __m256d high,
+                                                                                         const __m256d low, const __m256i sign,
+                                                                                         const int N, double *values) {
     const __m256d product = _mm256_mul_pd(mantissa, high);
     const __m256d error = _mm256_fmsub_pd(mantissa, high, product);          // exact
     const __m256d x = _mm256_add_pd(product, _mm256_fmadd_pd(mantissa, low, error));
-    const __m256i sign = _mm256_setr_epi64x((long long)signs[0], (long long)signs[1], (long long)signs[2], (long long)signs[3]);
     const __m256d signed_x = _mm256_or_pd(x, _mm256_castsi256_pd(sign));
     const __m128d first = _mm256_castpd256_pd128(signed_x);
     _mm_storel_pd(values, first);
     if (N > 1) _mm_storeh_pd(values + 1, first);
     if (N > 2) {
-        const __m128d high = _mm256_extractf128_pd(signed_x, 1);
-        _mm_storel_pd(values + 2, high);
-        if (N > 3) _mm_storeh_pd(values + 3, high);
+        const __m128d second = _mm256_extractf128_pd(signed_x, 1);
+        _mm_storel_pd(values + 2, second);
+        if (N > 3) _mm_storeh_pd(values + 3, second);
     }
+}
+
+// store_quotients_of() with each value's inverse power of ten and sign from its shape and sign.
+__attribute__((target("avx,fma"), always_inline)) static inline void store_quotients(const __m256d mantissa, const unsigned shapes[4],
+                                                                                      const uint64_t signs[4], const int N, double *values) {
+    const __m256d high = _mm256_setr_pd(inverse_high[shapes[0]], inverse_high[shapes[1]], inverse_high[shapes[2]], inverse_high[shapes[3]]);
+    const __m256d low = _mm256_setr_pd(inverse_low[shapes[0]], inverse_low[shapes[1]], inverse_low[shapes[2]], inverse_low[shapes[3]]);
+    const __m256i sign = _mm256_setr_epi64x((long long)signs[0], (long long)signs[1], (long long)signs[2], (long long)signs[3]);
+    store_quotients_of(mantissa, high, low, sign, N, values);
 }
 
 // The AVX2 path: as the AVX-512 path below (the masks of the row's 16 * N bytes, the bounds
@@ -371,6 +378,22 @@ __attribute__((target("avx2,bmi,popcnt,fma"))) static int decimals256(const unsi
 // N numbers (1 to 4) whose bounds are checked (bounds()), the k-th at q[k] (16 bytes readable),
 // one per 128-bit lane, converted as number() converts one: the same shuffle masks and
 // multiply-adds, the quotients by store_quotients(), so the same bits.
+// The mantissas (exact doubles) of four numbers, one per 128-bit lane: each lane's 16 bytes
+// and the shuffle mask of its number's shape (masks[]), as number() makes them.
+AVX512 __m256d mantissas512(const __m512i bytes, const __m512i shuffle) {
+    const __m512i digits = _mm512_sub_epi8(bytes, _mm512_set1_epi8('0'));
+    const __m512i only = _mm512_maskz_mov_epi8(_mm512_cmple_epu8_mask(digits, _mm512_set1_epi8(9)), digits);
+    const __m512i lanes = _mm512_shuffle_epi8(only, shuffle);
+    const __m512i pairs = _mm512_maddubs_epi16(lanes, _mm512_set1_epi16(0x010A));          // 10a + b
+    const __m512i fours = _mm512_madd_epi16(pairs, _mm512_set1_epi32(0x00010064));          // 100ab + cd
+    const __m512i eights = _mm512_madd_epi16(_mm512_packs_epi32(fours, fours), _mm512_set1_epi32(0x00012710));
+    // Each lane's low 64 bits: the high 8 digits, then the low 8; m = high * 10^8 + low.
+    const __m512i m = _mm512_add_epi64(_mm512_mul_epu32(eights, _mm512_set1_epi64(100000000)),
+                                       _mm512_srli_epi64(eights, 32));
+    const __m256i each = _mm512_castsi512_si256(_mm512_permutexvar_epi64(_mm512_setr_epi64(0, 2, 4, 6, 0, 2, 4, 6), m));
+    return _mm256_cvtepi64_pd(each);
+}
+
 AVX512 void convert512_at(const unsigned char *const q[4], const int N, const unsigned shapes[4], const uint64_t signs[4],
                           double *values) {
     // Lane k: the 16 bytes of number k and its shuffle mask (lanes past N: copies of lane 0,
@@ -389,17 +412,7 @@ AVX512 void convert512_at(const unsigned char *const q[4], const int N, const un
         bytes = _mm512_inserti32x4(bytes, _mm_loadu_si128((const __m128i *)q[3]), 3);
         shuffle = _mm512_inserti32x4(shuffle, _mm_loadu_si128((const __m128i *)masks[shapes[3]]), 3);
     }
-    const __m512i digits = _mm512_sub_epi8(bytes, _mm512_set1_epi8('0'));
-    const __m512i only = _mm512_maskz_mov_epi8(_mm512_cmple_epu8_mask(digits, _mm512_set1_epi8(9)), digits);
-    const __m512i lanes = _mm512_shuffle_epi8(only, shuffle);
-    const __m512i pairs = _mm512_maddubs_epi16(lanes, _mm512_set1_epi16(0x010A));          // 10a + b
-    const __m512i fours = _mm512_madd_epi16(pairs, _mm512_set1_epi32(0x00010064));          // 100ab + cd
-    const __m512i eights = _mm512_madd_epi16(_mm512_packs_epi32(fours, fours), _mm512_set1_epi32(0x00012710));
-    // Each lane's low 64 bits: the high 8 digits, then the low 8; m = high * 10^8 + low.
-    const __m512i m = _mm512_add_epi64(_mm512_mul_epu32(eights, _mm512_set1_epi64(100000000)),
-                                       _mm512_srli_epi64(eights, 32));
-    const __m256i each = _mm512_castsi512_si256(_mm512_permutexvar_epi64(_mm512_setr_epi64(0, 2, 4, 6, 0, 2, 4, 6), m));
-    store_quotients(_mm256_cvtepi64_pd(each), shapes, signs, N, values);
+    store_quotients(mantissas512(bytes, shuffle), shapes, signs, N, values);
 }
 
 // The N numbers of a run whose bounds are checked (bounds()), from their starts in p
@@ -885,12 +898,17 @@ AVX512 __m512i row_classes512(const __m512i v) {
 }
 
 // The classes of a row a pair step took, with the layout of its two numbers: `bytes` marks
-// the bytes up to its '\n' at `nl` (0: no row kept).
+// the bytes up to its '\n' at `nl` (0: no row kept); the numbers' starts from the first, and
+// what their conversion takes from their shapes and signs, made once: their shuffle masks
+// (masks[], one per 128-bit lane), their inverse powers of ten as high and low parts, their
+// sign bits.
 typedef struct {
     __m512i classes;
+    __m256i shuffle;
+    __m128d high, low;
+    __m128i sign;
     uint64_t bytes;
-    unsigned nl, starts[2], shapes[2];
-    uint64_t signs[2];
+    unsigned nl, starts[2];
 } row_class;
 
 // Which of the kept classes (known[0], then known[1]) the row v has, its bytes before the
@@ -919,10 +937,30 @@ AVX512 void keep_class(const unsigned char *q, const unsigned nl, const numbers_
             return;
         }
     }
+    const unsigned *const shapes = layout->shapes;
     known[1] = known[0];
-    known[0] = (row_class){c, bytes, nl,
-                           {layout->starts[0], layout->starts[1]}, {layout->shapes[0], layout->shapes[1]},
-                           {layout->signs[0], layout->signs[1]}};
+    known[0] = (row_class){c,
+                           _mm256_loadu2_m128i((const __m128i *)masks[shapes[1]], (const __m128i *)masks[shapes[0]]),
+                           _mm_setr_pd(inverse_high[shapes[0]], inverse_high[shapes[1]]),
+                           _mm_setr_pd(inverse_low[shapes[0]], inverse_low[shapes[1]]),
+                           _mm_set_epi64x((long long)layout->signs[1], (long long)layout->signs[0]),
+                           bytes, nl, {layout->starts[0], layout->starts[1]}};
+}
+
+// The numbers of rows a and b (a again when b is not taken), whose classes are A's and B's,
+// converted as convert512_at() converts them (the same bits), their conversion's table entries
+// taken from A and B.
+AVX512 void convert512_classes(const unsigned char *a, const row_class *A, const unsigned char *b, const row_class *B,
+                               double *values) {
+    __m512i bytes = _mm512_castsi128_si512(_mm_loadu_si128((const __m128i *)(a + A->starts[0])));
+    bytes = _mm512_inserti32x4(bytes, _mm_loadu_si128((const __m128i *)(a + A->starts[1])), 1);
+    bytes = _mm512_inserti32x4(bytes, _mm_loadu_si128((const __m128i *)(b + B->starts[0])), 2);
+    bytes = _mm512_inserti32x4(bytes, _mm_loadu_si128((const __m128i *)(b + B->starts[1])), 3);
+    const __m512i shuffle = _mm512_inserti64x4(_mm512_castsi256_si512(A->shuffle), B->shuffle, 1);
+    const __m256d high = _mm256_insertf128_pd(_mm256_castpd128_pd256(A->high), B->high, 1);
+    const __m256d low = _mm256_insertf128_pd(_mm256_castpd128_pd256(A->low), B->low, 1);
+    const __m256i sign = _mm256_inserti128_si256(_mm256_castsi128_si256(A->sign), B->sign, 1);
+    store_quotients_of(mantissas512(bytes, shuffle), high, low, sign, 4, values);
 }
 
 // Template rows of a run without accuracy (RUN with `pair`) whose classes are among the last
@@ -957,12 +995,9 @@ AVX512 void keep_class(const unsigned char *q, const unsigned nl, const numbers_
             const int both = sb >= 0;                                                                                  \
             const row_class *const B = both ? &known[kb] : A;                                                          \
             const unsigned char *const a = p + at + d0 + 22, *const b = both ? p + bt + d0 + 22 : a;                   \
-            const unsigned char *const q[4] = {a + A->starts[0], a + A->starts[1], b + B->starts[0], b + B->starts[1]}; \
-            const unsigned shapes[4] = {A->shapes[0], A->shapes[1], B->shapes[0], B->shapes[1]};                       \
-            const uint64_t signs[4] = {A->signs[0], A->signs[1], B->signs[0], B->signs[1]};                            \
             const long after = bt + (long)B->nl + 1;                                                                   \
             double v[4];                                                                                               \
-            convert512_at(q, 4, shapes, signs, v);                                                                     \
+            convert512_classes(a, A, b, B, v);                                                                         \
             if (!run_take_numbers(run, fixes + k, sa, v, 0)) {                                                         \
                 *stopped = 1;                                                                                          \
                 break;                                                                                                 \
@@ -1043,7 +1078,9 @@ __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,bmi,popcnt,fma"))) sta
     const __m512i template = _mm512_loadu_si512((const void *)run->name);
 #define SAME512(q) _cvtmask64_u64(_mm512_cmpeq_epi8_mask(_mm512_loadu_si512((const void *)(q)), template))
     // The classes of the last rows a pair step took (CLASS_STEP).
-#define CLASSES_STATE row_class known[2] = {{_mm512_setzero_si512(), 0, 0, {0, 0}, {0, 0}, {0, 0}}, {_mm512_setzero_si512(), 0, 0, {0, 0}, {0, 0}, {0, 0}}};
+#define CLASSES_STATE                                                                                                  \
+    row_class known[2];                                                                                                \
+    known[0].bytes = known[1].bytes = 0;
 #define KEEP_CLASSES(row, nl) keep_class(p + (row), (nl), &layout, known);
     RUN(row_masks512, SAME512, 1, CLASS_STEP)
 #undef CLASSES_STATE
