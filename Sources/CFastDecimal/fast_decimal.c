@@ -375,9 +375,6 @@ __attribute__((target("avx2,bmi,popcnt,fma"))) static int decimals256(const unsi
 // number by number took a one-thread read of the 1M-row scattered log × 10k circles from 75.8 to
 // 72.7 ms of CPU (25 runs of each in turn, medians).
 #define AVX512 __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,bmi,popcnt,fma"), always_inline)) static inline
-// N numbers (1 to 4) whose bounds are checked (bounds()), the k-th at q[k] (16 bytes readable),
-// one per 128-bit lane, converted as number() converts one: the same shuffle masks and
-// multiply-adds, the quotients by store_quotients(), so the same bits.
 // The mantissas (exact doubles) of four numbers, one per 128-bit lane: each lane's 16 bytes
 // and the shuffle mask of its number's shape (masks[]), as number() makes them.
 AVX512 __m256d mantissas512(const __m512i bytes, const __m512i shuffle) {
@@ -394,6 +391,9 @@ AVX512 __m256d mantissas512(const __m512i bytes, const __m512i shuffle) {
     return _mm256_cvtepi64_pd(each);
 }
 
+// N numbers (1 to 4) whose bounds are checked (bounds()), the k-th at q[k] (16 bytes readable),
+// one per 128-bit lane, converted as number() converts one: the same shuffle masks and
+// multiply-adds, the quotients by store_quotients(), so the same bits.
 AVX512 void convert512_at(const unsigned char *const q[4], const int N, const unsigned shapes[4], const uint64_t signs[4],
                           double *values) {
     // Lane k: the 16 bytes of number k and its shuffle mask (lanes past N: copies of lane 0,
