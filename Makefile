@@ -7,7 +7,7 @@ RELEASE_BIN = .build/release
 RELEASE = -c release --static-swift-stdlib
 TEST_WORKERS ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: all deps spark-deps build release demo demo-spark test test-spark check check-parse fuzz test-asan test-tsan bench bench-quick bench-peers bench-spark fetch-data clean
+.PHONY: all deps spark-deps build release demo demo-spark test test-spark check check-parse fuzz test-asan test-tsan bench bench-quick bench-run-routine bench-peers bench-spark fetch-data clean
 
 all: build
 
@@ -91,6 +91,17 @@ test-asan: deps
 bench: deps
 	$(SWIFT) build $(RELEASE) --product geofence-bench
 	$(RELEASE_BIN)/geofence-bench --json Benchmarks/results/full.json --chart Benchmarks/results/full.svg $(BENCH_ARGS)
+
+# The CSV run routine alone over a log's runs (Benchmarks/routine/run-rows.c): ns a row and a
+# checksum of the values; LOG (the fetched AIS trace if there, else the bundled one), PASSES,
+# LEVEL (2: the AVX2 routine on an AVX-512 CPU).
+RUN_LOG ?= $(if $(wildcard data/fetched/ais_us_coastal.csv),data/fetched/ais_us_coastal.csv,data/virginia_beach_ais.csv)
+LOG ?= $(RUN_LOG)
+PASSES ?= 40
+bench-run-routine:
+	@mkdir -p .build
+	clang -O2 -ISources/CFastDecimal/include -o .build/run-rows Benchmarks/routine/run-rows.c Sources/CFastDecimal/fast_decimal.c -lm
+	.build/run-rows $(LOG) $(PASSES) $(LEVEL)
 
 # shapely 2 and DuckDB spatial against ours on the same real files, one run, with ratios.
 bench-peers: deps
