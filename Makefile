@@ -93,15 +93,14 @@ bench: deps
 	$(RELEASE_BIN)/geofence-bench --json Benchmarks/results/full.json --chart Benchmarks/results/full.svg $(BENCH_ARGS)
 
 # The CSV run routine alone over a log's runs (Benchmarks/routine/run-rows.c): ns a row and a
-# checksum of the values; LOG (the fetched AIS trace if there, else the bundled one), PASSES,
-# LEVEL (2: the AVX2 routine on an AVX-512 CPU).
-RUN_LOG ?= $(if $(wildcard data/fetched/ais_us_coastal.csv),data/fetched/ais_us_coastal.csv,data/virginia_beach_ais.csv)
-LOG ?= $(RUN_LOG)
-PASSES ?= 40
+# checksum of the values; ROUTINE_LOG (the fetched AIS trace if there, else the bundled one),
+# ROUTINE_PASSES, ROUTINE_LEVEL (2: the AVX2 routine on an AVX-512 CPU).
+ROUTINE_LOG ?= $(if $(wildcard data/fetched/ais_us_coastal.csv),data/fetched/ais_us_coastal.csv,data/virginia_beach_ais.csv)
+ROUTINE_PASSES ?= 40
 bench-run-routine:
 	@mkdir -p .build
 	clang -O2 -ISources/CFastDecimal/include -o .build/run-rows Benchmarks/routine/run-rows.c Sources/CFastDecimal/fast_decimal.c -lm
-	.build/run-rows $(LOG) $(PASSES) $(LEVEL)
+	.build/run-rows $(ROUTINE_LOG) $(ROUTINE_PASSES) $(ROUTINE_LEVEL)
 
 # shapely 2 and DuckDB spatial against ours on the same real files, one run, with ratios.
 bench-peers: deps

@@ -3,8 +3,8 @@
 // fed to the routine as the reader feeds it (the row before the run as its template and last
 // fix, up to 1,024 rows a call), the whole log PASSES times over; prints the best pass's time
 // per row read by the routine and a checksum of the fixes (the same for any build that reads the
-// same values). `make bench-run-routine` builds and runs it (LOG=path, PASSES=n, LEVEL=2 for
-// the AVX2 routine where the best is AVX-512). A measuring tool: it judges nothing.
+// same values). `make bench-run-routine` builds and runs it (ROUTINE_LOG=path, ROUTINE_PASSES=n,
+// ROUTINE_LEVEL=2 for the AVX2 routine where the best is AVX-512). A measuring tool: it judges nothing.
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
