@@ -1,10 +1,11 @@
 // The CSV run routine alone (`geofence_run_rows`, Sources/CFastDecimal; docs/logs.md, "Row
 // blocks"): a log of `device,time,lat,lon` rows with ISO times, each run of one device's rows
 // fed to the routine as the reader feeds it (the row before the run as its template and last
-// fix, up to 1,024 rows a call), the whole log PASSES times over; prints the best pass's time
-// per row read by the routine and a checksum of the fixes (the same for any build that reads the
-// same values). `make bench-run-routine` builds and runs it (ROUTINE_LOG=path, ROUTINE_PASSES=n,
-// ROUTINE_LEVEL=2 for the AVX2 routine where the best is AVX-512). A measuring tool: it judges nothing.
+// fix, up to 1,024 rows a call), the whole log read `passes` times over; prints the best pass's
+// time per row read by the routine and a checksum of the fixes (the same for any build that
+// reads the same values). Usage: run-rows LOG.csv [passes] [level]. `make bench-run-routine`
+// builds and runs it (ROUTINE_LOG, ROUTINE_PASSES, ROUTINE_LEVEL: 2 for the AVX2 routine where
+// the best is AVX-512). A measuring tool: it judges nothing.
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
