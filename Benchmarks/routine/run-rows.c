@@ -70,8 +70,8 @@ int main(int argc, char **argv) {
             // A run's first row, read here: its device, date, clock and numbers.
             const unsigned char *r = p + pos;
             int d0 = 0, len = 0;
-            while (r[d0] != ',' && r[d0] != '\n') d0++;
-            while (r[len] != '\n') len++;
+            while (pos + d0 < n && r[d0] != ',' && r[d0] != '\n') d0++;
+            while (pos + len < n && r[len] != '\n') len++;
             const unsigned char *t = r + d0 + 1;
             if (r[d0] != ',' || len < d0 + 22) {
                 pos += len + 1;                                     // not a row of this form

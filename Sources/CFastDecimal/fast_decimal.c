@@ -922,6 +922,13 @@ AVX512 int class_of(const __m512i v, const __m512i template, const uint64_t tmas
     return -1;
 }
 
+// known[1] made the first of the kept classes (the one last met is tried first).
+AVX512 void class_first(row_class known[2]) {
+    const row_class first = known[0];
+    known[0] = known[1];
+    known[1] = first;
+}
+
 // The row at q, which a pair step took with the layout `layout` and its '\n' at nl, kept as
 // known[0] (the one before becoming known[1]) unless its classes are kept already (then first).
 AVX512 void keep_class(const unsigned char *q, const unsigned nl, const numbers_layout *layout, row_class known[2]) {
@@ -929,11 +936,7 @@ AVX512 void keep_class(const unsigned char *q, const unsigned nl, const numbers_
     const uint64_t bytes = nl == 63 ? ~(uint64_t)0 : ((uint64_t)1 << (nl + 1)) - 1;
     for (int i = 0; i < 2; i++) {
         if (known[i].bytes == bytes && _mm512_cmpneq_epi8_mask(c, known[i].classes) == 0) {
-            if (i == 1) {
-                const row_class first = known[0];
-                known[0] = known[1];
-                known[1] = first;
-            }
+            if (i == 1) class_first(known);
             return;
         }
     }
@@ -1010,11 +1013,7 @@ AVX512 void convert512_classes(const unsigned char *a, const row_class *A, const
                 }                                                                                                      \
                 ROW_TAKEN(after)                                                                                       \
             }                                                                                                          \
-            if (ka == 1) {                                                                                             \
-                const row_class first = known[0];                                                                      \
-                known[0] = known[1];                                                                                   \
-                known[1] = first;                                                                                      \
-            }                                                                                                          \
+            if (ka == 1) class_first(known);                                                                           \
             continue;                                                                                                  \
         }                                                                                                              \
     }
