@@ -387,7 +387,7 @@ extension CSVLogParser {
                 }
                 if deferred {
                     // Written in place: counted, and the staging moved on.
-                    core.output.count &+= staged
+                    core.output.commit(staged)
                     flushed = core.output.count
                     staged = 0
                     restage()
@@ -457,7 +457,8 @@ extension CSVLogParser {
                         // ``runCallRows`` rows a call, each row at least `minimumRunRowBytes`
                         // bytes; read serially, into the staging buffer.
                         if deferred && lastStart >= 0 && staged > 0 { flush(&batch) }
-                        let want = deferred ? Swift.min(Self.runCallRows, lastStart / Self.minimumRunRowBytes &+ 1)
+                        // (A chunk placed in the batch has room for its lines, no more: ``ChunkFixes/roomLeft``.)
+                        let want = deferred ? Swift.min(Self.runCallRows, lastStart / Self.minimumRunRowBytes &+ 1, core.output.roomLeft)
                                             : Swift.min(room &- staged, max &- flushed &- staged)
                         if lastStart >= 0 && want > 0 {
                             resolveRowBefore()
@@ -491,7 +492,7 @@ extension CSVLogParser {
                             if k > 0 {
                                 if deferred {
                                     // Counted where they are; the staging moves on past them.
-                                    core.output.count &+= k
+                                    core.output.commit(k)
                                     core.output.noteRun(from: flushed, line: core.line &+ 1)
                                     flushed = core.output.count
                                     flushedDevice = device
