@@ -387,7 +387,7 @@ extension CSVLogParser {
                 }
                 if deferred {
                     // Written in place: counted, and the staging moved on.
-                    core.output.commit(staged)
+                    core.output.count &+= staged
                     flushed = core.output.count
                     staged = 0
                     restage()
@@ -457,8 +457,7 @@ extension CSVLogParser {
                         // ``runCallRows`` rows a call, each row at least `minimumRunRowBytes`
                         // bytes; read serially, into the staging buffer.
                         if deferred && lastStart >= 0 && staged > 0 { flush(&batch) }
-                        // (A chunk placed in the batch has room for its lines, no more: ``ChunkFixes/roomLeft``.)
-                        let want = deferred ? Swift.min(Self.runCallRows, lastStart / Self.minimumRunRowBytes &+ 1, core.output.roomLeft)
+                        let want = deferred ? Swift.min(Self.runCallRows, lastStart / Self.minimumRunRowBytes &+ 1)
                                             : Swift.min(room &- staged, max &- flushed &- staged)
                         if lastStart >= 0 && want > 0 {
                             resolveRowBefore()
@@ -492,7 +491,7 @@ extension CSVLogParser {
                             if k > 0 {
                                 if deferred {
                                     // Counted where they are; the staging moves on past them.
-                                    core.output.commit(k)
+                                    core.output.count &+= k
                                     core.output.noteRun(from: flushed, line: core.line &+ 1)
                                     flushed = core.output.count
                                     flushedDevice = device

@@ -321,15 +321,6 @@ public final class LogReader {
     /// Rounds of a parallel read begun while the one before was joined (tests).
     var roundsBegunAhead: Int { parallel?.roundsBegunAhead ?? 0 }
 
-    /// Rounds of a parallel read whose chunks' fixes were parsed straight into the batch (tests).
-    var roundsPlaced: Int { parallel?.roundsPlaced ?? 0 }
-
-    /// Counts the line feeds of the whole mapped file now, as a parse worker counts those of
-    /// the next round ahead (tests: the counts then stand whatever the file becomes).
-    func countLineFeedsAhead() {
-        parallel?.lineFeeds?.count(from: 0, to: Int.max)
-    }
-
     /// Rounds of a parallel read whose workers did not look devices up in the reader's table
     /// (most devices were new), and whether the next one will (tests).
     var roundsWithoutLookUp: Int { parallel?.roundsWithoutLookUp ?? 0 }

@@ -425,11 +425,8 @@ struct ParallelReader {
     enum Pending {
         /// The chunks `starts` (the last ends at `end`) of the window, parsed into slot set
         /// `set` (``slotSets``) by whichever threads take them from `work`, looking devices up in
-        /// ``knownSnapshots`` `[set]`; `batch`: the first element of the batch the chunks'
-        /// fixes are placed in (``ChunkFixes/start(placedAt:rows:)``), nil when each chunk
-        /// keeps its own.
-        case parse(starts: [Int], end: Int, windowEnd: Int, endsFile: Bool, work: RoundWork, set: Int,
-                   batch: UnsafeMutablePointer<Fix>?)
+        /// ``knownSnapshots`` `[set]`.
+        case parse(starts: [Int], end: Int, windowEnd: Int, endsFile: Bool, work: RoundWork, set: Int)
         /// The window holds no whole record: one serial step.
         case serial
     }
@@ -456,10 +453,6 @@ struct ParallelReader {
     var roundsWithoutLookUp = 0
     /// Rounds begun ahead, while the one before was joined (tests).
     var roundsBegunAhead = 0
-    /// Rounds whose chunks' fixes were placed in the batch (tests).
-    var roundsPlaced = 0
-    /// The line feeds of a mapped log, counted ahead (made at its first round joined into a batch).
-    var lineFeeds: LineFeeds? = nil
 
     /// Reads at least one more record into `out` (unless the end comes first: then `done`):
     /// the pending round, else a round begun and finished now.
@@ -468,11 +461,8 @@ struct ParallelReader {
     mutating func round(_ parser: inout LineParser, _ core: inout ReadCore, _ devices: inout DeviceState,
                         _ out: inout [Fix], ahead: Bool = false) throws(GeofenceError) {
         if pending == nil {
-            // Parsed now, while nothing changes the shared table: the workers look devices up in
-            // it, and write their fixes straight into `out` where the line feeds are counted.
-            withUnsafeMutablePointer(to: &out) { batch in
-                begin(parser, &core, background: false, known: devices, batch: batch)
-            }
+            // Parsed now, while nothing changes the shared table: the workers look devices up in it.
+            begin(parser, &core, background: false, known: devices)
         }
         try finish(&parser, &core, &devices, &out, ahead: ahead)
     }
@@ -489,14 +479,8 @@ struct ParallelReader {
     /// `from`: the round begins there, ahead of the reader (the round being joined ends there),
     /// and only if the window already holds its bytes (it must not move while the other round
     /// is joined); else nothing is begun.
-    ///
-    /// `batch`: the array the round will be joined into (not `background`): where the round's
-    /// line feeds have been counted ahead (a mapped file, ``LineFeeds``), room is made in it for
-    /// every chunk's lines and each chunk's fixes are parsed straight into it, after the room of
-    /// the chunks before (``ChunkFixes/start(placedAt:rows:)``); the array must not change
-    /// until the round is finished, into it.
     mutating func begin(_ parser: LineParser, _ core: inout ReadCore, background: Bool = true,
-                        known: DeviceState? = nil, from: Int? = nil, batch: UnsafeMutablePointer<[Fix]>? = nil) {
+                        known: DeviceState? = nil, from: Int? = nil) {
         guard pending == nil, !done else { return }
         guard let source = core.source else { done = true; return }
         let small = ramping
@@ -559,36 +543,12 @@ struct ParallelReader {
         slots.reserve(chunkCount)
         let results = UnsafeShared(base: slots.base)
         let sharedParser = parser
-        // Where the line feeds are counted: the fixes of chunk i placed in the batch after the
-        // lines of the chunks before it (`rooms[i]` from its end), none past its own lines.
-        var placed: (at: UnsafeShared<Fix>, rooms: [Int])? = nil, batchBase: UnsafeMutablePointer<Fix>? = nil
-        if let batch, let mapped = source.mapping {
-            let feeds = lineFeeds ?? LineFeeds(base: mapped.base, size: mapped.size)
-            lineFeeds = feeds
-            let shift = UnsafePointer(mapped.base).distance(to: UnsafePointer(base))
-            if var rooms = feeds.lineFeeds(at: (starts + [roundEnd]).map { $0 + shift }) {
-                // The file's last line without a line feed.
-                if eof && base[roundEnd - 1] != 0x0A { rooms[chunkCount] += 1 }
-                let count = batch.pointee.count, total = rooms[chunkCount]
-                var at: UnsafeMutablePointer<Fix>? = nil
-                batch.pointee.append(addingCapacity: total) { span in
-                    span.withUnsafeMutableBufferPointer { room, _ in at = room.baseAddress }
-                }
-                if let at {
-                    placed = (UnsafeShared(base: at), rooms)
-                    batchBase = at - count
-                    roundsPlaced += 1
-                }
-            }
-        }
-        let placement = placed
         let work = RoundWork(chunks: chunkCount) { i in
             let to = i + 1 < starts.count ? starts[i + 1] : roundEnd
             Self.parse(sharedParser, window.base, from: starts[i], to: to, endsFile: endsFile && to == e0, settings,
-                       into: &results.base[i],
-                       placedAt: placement.map { ($0.at.base + $0.rooms[i], $0.rooms[i + 1] - $0.rooms[i]) })
+                       into: &results.base[i])
         }
-        pending = .parse(starts: starts, end: roundEnd, windowEnd: e0, endsFile: endsFile, work: work, set: set, batch: batchBase)
+        pending = .parse(starts: starts, end: roundEnd, windowEnd: e0, endsFile: endsFile, work: work, set: set)
         if let mapped = source.mapping {
             // Work for a worker with nothing left to parse (mostly while this round is joined):
             // the next round's pages mapped, otherwise the first touch of each (the next cut
@@ -600,15 +560,8 @@ struct ParallelReader {
             // reads nothing of the source (the reader's thread changes it).
             let next = eof ? nil : UnsafeShared(base: base + roundEnd), count = Swift.min(target, core.end - roundEnd)
             let passed = UnsafeShared(base: base + core.pos)
-            let feeds = lineFeeds, shift = UnsafePointer(mapped.base).distance(to: UnsafePointer(base)) + roundEnd
             crew.whenIdle {
-                if let next {
-                    if let feeds {
-                        feeds.count(from: shift, to: shift + count)
-                    } else {
-                        MappedFile.populate(UnsafeMutableRawPointer(next.base), count)
-                    }
-                }
+                if let next { MappedFile.populate(UnsafeMutableRawPointer(next.base), count) }
                 mapped.drop(below: passed.base, step: next == nil ? 0 : MappedFile.dropStep)
             }
         }
@@ -627,7 +580,7 @@ struct ParallelReader {
     /// parsing the chunks no thread has taken (the crew's threads may all be busy elsewhere),
     /// and drops the crew's idle task if no thread has taken it.
     mutating func waitIdle() {
-        if case .parse(_, _, _, _, let work, _, _)? = pending {
+        if case .parse(_, _, _, _, let work, _)? = pending {
             work.run()
             work.wait()
         }
@@ -644,7 +597,7 @@ struct ParallelReader {
                          _ out: inout [Fix], ahead: Bool = false) throws(GeofenceError) {
         guard let p = pending else { return }
         pending = nil
-        guard case .parse(let starts, let roundEnd, let e0, let endsFile, let work, let set, let batch) = p else {
+        guard case .parse(let starts, let roundEnd, let e0, let endsFile, let work, let set) = p else {
             return try serialStep(&parser, &core, &devices, &out)
         }
         let chunkCount = starts.count, slots = slotSets[set]
@@ -689,14 +642,14 @@ struct ParallelReader {
                 // (once), then parses its chunks one at a time: no thread waits while parsing is
                 // left (docs/logs.md#parallel-reading).
                 func helpAhead() -> Bool {
-                    guard begunAhead, case .parse(_, _, _, _, let next, _, _)? = pending else { return false }
+                    guard begunAhead, case .parse(_, _, _, _, let next, _)? = pending else { return false }
                     return next.runOne()
                 }
                 work.awaitChunk(i, lastTaken: { _ = beginAhead() }) { beginAhead() || helpAhead() || crew.runOneCopy() }
                 if work.allTaken { _ = beginAhead() }
                 let to = i + 1 < chunkCount ? starts[i + 1] : roundEnd
                 try join(&slots.base[i], parser: parser, from: starts[i], to: to, roundEnd: roundEnd, endsFile: endsFile && to == e0,
-                         leaveCopy: !ahead && batch == nil, batch: batch, &core, &devices, &out)
+                         leaveCopy: !ahead, &core, &devices, &out)
                 if slots.base[i].straddle != nil {
                     finishParsing()
                     dropAhead()
@@ -713,7 +666,7 @@ struct ParallelReader {
     /// Waits for a round begun ahead, if any (parsing the chunks no thread has taken), and
     /// forgets it (the reader is not where it begins).
     mutating func dropAhead() {
-        if case .parse(_, _, _, _, let work, let set, _)? = pending {
+        if case .parse(_, _, _, _, let work, let set)? = pending {
             work.run()
             work.wait()
             knownSnapshots[set] = nil
@@ -724,19 +677,9 @@ struct ParallelReader {
     /// Adds one chunk's result to the reader's state, in file order: the time unit, skips and
     /// first messages, devices, the time order of each fix. After a straddle the reader stands
     /// at the record that ran past the chunk.
-    ///
-    /// `batch`: the first element of `out` where the round's fixes were placed in it
-    /// (``begin(_:_:background:known:from:batch:)``); a chunk whose fixes are there has them
-    /// moved down only past fixes dropped before them.
     mutating func join(_ r: inout ChunkResult, parser: LineParser, from: Int, to: Int, roundEnd: Int, endsFile: Bool,
-                       leaveCopy: Bool = false, batch: UnsafeMutablePointer<Fix>? = nil,
-                       _ core: inout ReadCore, _ devices: inout DeviceState, _ out: inout [Fix]) throws(GeofenceError) {
+                       leaveCopy: Bool = false, _ core: inout ReadCore, _ devices: inout DeviceState, _ out: inout [Fix]) throws(GeofenceError) {
         let lineBase = core.line, crew = self.crew
-        if r.output.overran {
-            // More rows than line feeds counted in the chunk: the file changed while it was read.
-            throw .input(InputError(SourceLocation(file: core.path), .readFailed(errno: EIO),
-                                    "the file changed while it was read (at line \(lineBase + 1) or after): read it again once it no longer changes"))
-        }
         // Before `out` takes `n` more: where it would have to grow (and so move), the copies
         // left into it made first.
         func beforeAppending(_ n: Int) { if out.capacity &- out.count < n { crew.finishCopies() } }
@@ -749,8 +692,7 @@ struct ParallelReader {
             } else if core.timeUnit != unit {
                 // An earlier chunk of this round chose another unit: read this one with it.
                 let again = ChunkSettings(core)
-                Self.parse(parser, core.base, from: from, to: to, endsFile: endsFile, again, into: &r,
-                           placedAt: r.output.placement.map { ($0.at, $0.rows) })
+                Self.parse(parser, core.base, from: from, to: to, endsFile: endsFile, again, into: &r)
             }
         }
         for (reason, n) in r.skipped {
@@ -782,10 +724,7 @@ struct ParallelReader {
         let fileIndex = core.fileIndex
         // Room for the rest of the round at this chunk's fixes per byte, so that `out` grows
         // once a round rather than doubling its way up (each step a copy into fresh pages).
-        // (A round placed in `out` has room for every fix of its chunks: `out` never moves then,
-        // the chunks after this one being there.)
-        assert(batch == nil || out.capacity >= out.count + r.output.count, "a placed round's batch must not grow")
-        if batch == nil, out.capacity < out.count + r.output.count, to > from {
+        if out.capacity < out.count + r.output.count, to > from {
             crew.finishCopies()                             // `out` moves
             let rest = Double(roundEnd - from) / Double(to - from) * Double(r.output.count)
             out.reserveCapacity(out.count + Swift.max(r.output.count, Int(rest * 1.1)))
@@ -794,30 +733,8 @@ struct ParallelReader {
             try r.devices.bytes.withUnsafeBufferPointer { (names) throws(GeofenceError) in
                 try global.withUnsafeMutableBufferPointer { (global) throws(GeofenceError) in
                     let output = r.output, fixes = output.written
-                    // Fixes accepted by the common path are moved down to dst[0..<kept]
-                    // (mapped), and appended to `out` before anything else is: in one copy
-                    // from the chunk's own storage (dst is its start), or, placed in `out`,
-                    // where they are (dst is the end of `out`, `gap` fixes before the chunk's
-                    // first: fix j stays where it is when kept is j + gap, as where nothing
-                    // was dropped).
-                    let placed = batch != nil && output.placement != nil
-                    var dst = fixes.baseAddress.unsafelyUnwrapped, gap = 0
-                    func atEnd() {
-                        guard placed else { return }
-                        dst = batch.unsafelyUnwrapped + out.count
-                        gap = dst.distance(to: fixes.baseAddress.unsafelyUnwrapped)
-                    }
-                    func appendKept(_ kept: Int) {
-                        if placed {
-                            guard kept > 0 else { return }
-                            out.append(addingCapacity: kept) { span in
-                                span.withUnsafeMutableBufferPointer { _, initialized in initialized = kept }
-                            }
-                        } else {
-                            beforeAppending(kept)
-                            out.append(contentsOf: UnsafeBufferPointer(start: dst, count: kept))
-                        }
-                    }
+                    // Fixes accepted by the common path are moved down to fixes[0..<kept]
+                    // (mapped), and appended to `out` in one copy before anything else is.
                     var kept = 0
                     var j = 0
                     // The worker's run that holds fix j - 1: runStarts[run]..<runStarts[run + 1].
@@ -830,7 +747,6 @@ struct ParallelReader {
                         // fix it follows. `last` is fetched again whenever a new device may
                         // have moved its storage.
                         var last = devices.lastFixes()
-                        atEnd()
                         while j < fixes.count {
                             var f = fixes[j]
                             var g = f.device >= 0 ? f.device : global[Int(-1 - f.device)]
@@ -861,17 +777,17 @@ struct ParallelReader {
                             let chunkDevice = f.device
                             var previous = f
                             f.device = g
-                            dst[kept] = f
+                            fixes[kept] = f
                             kept += 1
                             j += 1
                             // The rest of the worker's run follows it: each fix takes the
                             // device, none is checked again.
                             if hasRuns {
-                                let end = Self.takeRun(fixes, to: dst, gap: gap, runStarts, &run, from: j, kept: kept, device: g)
+                                let end = Self.takeRun(fixes, runStarts, &run, from: j, kept: kept, device: g)
                                 if end > j {
                                     kept &+= end &- j
                                     j = end
-                                    previous = dst[kept &- 1]
+                                    previous = fixes[kept &- 1]
                                 }
                             }
                             while j < fixes.count && fixes[j].device == chunkDevice {
@@ -879,8 +795,8 @@ struct ParallelReader {
                                 guard DeviceState.follows(h.time, h.lat, h.lon, after: previous.time, previous.lat, previous.lon) else { break }
                                 // (Where nothing was dropped before it, the fix stays where
                                 // it is: only its device is written.)
-                                if kept != j &+ gap { dst[kept] = h }
-                                if h.device != g { dst[kept].device = g }
+                                if kept != j { fixes[kept] = h }
+                                if h.device != g { fixes[kept].device = g }
                                 previous = h
                                 kept += 1
                                 j += 1
@@ -890,7 +806,8 @@ struct ParallelReader {
                             seen.insert(g)
                         }
                         guard j < fixes.count else { break }
-                        appendKept(kept)
+                        beforeAppending(kept)
+                        out.append(contentsOf: UnsafeBufferPointer(rebasing: fixes[0..<kept]))
                         kept = 0
                         // A device new to the reader, or a fix out of order (reported as a serial read would).
                         var f = fixes[j]
@@ -914,15 +831,12 @@ struct ParallelReader {
                         if out.count > had { seen.insert(f.device) }
                         j += 1
                     }
-                    // The chunk's last fixes: placed in `out`, counted there; with `leaveCopy`,
-                    // room made for them in `out` and their copy left to a thread with nothing
-                    // to parse (the chunk's storage is not written again this round); else, or
-                    // where `out` would have to grow, copied now. (While a round is parsed
-                    // ahead, the workers have that round to parse, which a copy they took would
-                    // delay.)
-                    if placed {
-                        appendKept(kept)
-                    } else if leaveCopy && kept > 0 && out.capacity &- out.count >= kept {
+                    // The chunk's last fixes: with `leaveCopy`, room made for them in `out` and
+                    // their copy left to a thread with nothing to parse (the chunk's storage is
+                    // not written again this round); else, or where `out` would have to grow,
+                    // copied now. (While a round is parsed ahead, the workers have that round to
+                    // parse, which a copy they took would delay.)
+                    if leaveCopy && kept > 0 && out.capacity &- out.count >= kept {
                         var to: UnsafeMutablePointer<Fix>? = nil
                         out.append(addingCapacity: kept) { span in
                             span.withUnsafeMutableBufferPointer { room, initialized in
@@ -932,7 +846,8 @@ struct ParallelReader {
                         }
                         crew.addCopy(FixCopy(from: UnsafePointer(fixes.baseAddress!), to: to!, count: kept))
                     } else if kept > 0 {
-                        appendKept(kept)
+                        beforeAppending(kept)
+                        out.append(contentsOf: UnsafeBufferPointer(rebasing: fixes[0..<kept]))
                     }
                 }
             }
@@ -1068,10 +983,8 @@ struct ParallelReader {
     }
 
     /// Parses `base[from..<to]` (whole records) with a private core, lines counted from 0.
-    /// `placedAt`: where in the batch the fixes go, and the chunk's lines (``ChunkFixes/start(placedAt:rows:)``).
     static func parse(_ parser: LineParser, _ base: UnsafeMutablePointer<UInt8>, from: Int, to: Int,
-                      endsFile: Bool, _ s: ChunkSettings, into r: inout ChunkResult,
-                      placedAt place: (UnsafeMutablePointer<Fix>, Int)? = nil) {
+                      endsFile: Bool, _ s: ChunkSettings, into r: inout ChunkResult) {
         var parser = parser
         var core = ReadCore(window: base, pos: from, end: to, line: 0, endsFile: endsFile,
                             path: s.path, strict: s.strict, fileIndex: s.fileIndex)
@@ -1086,11 +999,10 @@ struct ParallelReader {
         // Grown to twice the chunk at least when a chunk needs more than the slot held (chunks
         // vary a little from round to round, and the first rounds' are smaller; grown to each
         // one's size, the arrays were reallocated round after round, into fresh pages).
-        if let (at, rows) = place {
-            r.output.start(placedAt: at, rows: rows)
-        } else {
-            r.output.start(bytes: to - from)
-        }
+        r.output.count = 0
+        r.output.runRanges.removeAll(keepingCapacity: true)
+        r.output.runLines.removeAll(keepingCapacity: true)
+        r.output.reserve((to - from) / Self.minimumRowBytes + 1)
         r.devices.removeAll()
         r.devices.bytesOnly = true
         r.error = nil
@@ -1179,28 +1091,27 @@ struct ParallelReader {
         if marking { r.runStarts.append(Int32(truncatingIfNeeded: n)) }
     }
 
-    /// Takes the rest of the worker's run that holds fix `j - 1` (just taken, at `to[kept - 1]`):
+    /// Takes the rest of the worker's run that holds fix `j - 1` (just taken, at `kept - 1`):
     /// each fix gets `device` (unless it has it: a device the worker found in the reader's
-    /// table) and, where fixes were dropped before it (fix `j` is `to[j + gap]`, and `kept`
-    /// is less than `j + gap`), moves down to `to[kept]` onwards.
+    /// table) and, where fixes were dropped before it, moves down to `kept` onwards.
     /// Returns where the run ends (`j`: nothing left of it). Out of line, and `j` and `kept`
     /// not passed `inout`: either made the join's loop dearer where no runs are marked (on
     /// 200k rows of the scattered log, 12.4M → 15.0M instructions with them `inout`).
     @inline(never)
-    static func takeRun(_ fixes: UnsafeMutableBufferPointer<Fix>, to dst: UnsafeMutablePointer<Fix>, gap: Int,
-                        _ runStarts: [Int32], _ run: inout Int, from j: Int, kept: Int, device g: Int32) -> Int {
+    static func takeRun(_ fixes: UnsafeMutableBufferPointer<Fix>, _ runStarts: [Int32], _ run: inout Int,
+                        from j: Int, kept: Int, device g: Int32) -> Int {
         let end = runStarts.withUnsafeBufferPointer { starts in
             while Int(starts[run &+ 1]) < j { run &+= 1 }
             return Int(starts[run &+ 1])
         }
         guard j < end else { return j }
-        if kept == j &+ gap {
+        if kept == j {
             if fixes[j].device != g { for k in j..<end { fixes[k].device = g } }
         } else {
             for k in j..<end {
                 var h = fixes[k]
                 h.device = g
-                dst[kept &+ (k &- j)] = h
+                fixes[kept &+ (k &- j)] = h
             }
         }
         return end

@@ -26,14 +26,10 @@ final class ParallelReadTests: XCTestCase {
         var delimiter: UInt8? = nil
     }
 
-    /// `opened`: called with the reader once it is open; `closing`: once it is read.
-    static func outcome(_ path: String, _ options: LogReaderOptions, batch: Int,
-                        opened: (LogReader) -> Void = { _ in }, closing: (LogReader) -> Void = { _ in }) -> Outcome {
+    static func outcome(_ path: String, _ options: LogReaderOptions, batch: Int) -> Outcome {
         var o = Outcome()
         do {
             let reader = try LogReader(path: path, options: options)
-            opened(reader)
-            defer { closing(reader) }
             var b: [Fix] = []
             do {
                 while try reader.next(into: &b, max: batch) {
@@ -539,100 +535,6 @@ final class ParallelReadTests: XCTestCase {
                 XCTAssertEqual(Self.outcome(path, o, batch: 65_536), serial, "threads \(threads), chunk \(chunk)")
             }
         }
-    }
-
-    /// Rounds whose fixes are parsed straight into the batch (the round's line feeds counted
-    /// ahead in the mapped file, docs/logs.md#parallel-reading) give the serial read: rows
-    /// dropped before a chunk and inside it (lenient: bad rows, blank lines, duplicates, times
-    /// going backwards), a read stopped at a refused row (strict), runs of one device, quoted
-    /// newlines, NDJSON, and batches smaller and larger than a round. The line feeds are counted
-    /// by the workers as the read goes, or all at once when the file is opened.
-    func testFixesPlacedInTheBatchSameAsSerial() {
-        var logs: [(String, LogReaderOptions)] = []
-        for seed in 1...4 as ClosedRange<UInt64> {
-            logs.append((writeFile(dir, "placed-messy\(seed).csv", Self.messyCSV(seed: seed, rows: 3000, bad: true, millis: seed == 2)),
-                         LogReaderOptions(skipInvalid: seed % 2 == 1)))
-            logs.append((writeFile(dir, "placed-runs\(seed).csv", Self.runsCSV(seed: seed, rows: 4000)),
-                         LogReaderOptions(skipInvalid: seed % 2 == 0)))
-        }
-        var ndjson = ""
-        for i in 0..<3000 {
-            ndjson += i % 97 == 5 ? "\n" : "{\"device\":\"d\(i % 7)\",\"time\":\(1_700_000_000 + i),\"lat\":\(i % 90),\"lon\":\(i % 180)}\n"
-        }
-        logs.append((writeFile(dir, "placed.ndjson", ndjson), LogReaderOptions(skipInvalid: true)))
-        var placedRounds = 0
-        // The first fix read alone (the counts exist once a round was joined into a batch),
-        // then, `counted`, every line feed of the file counted at once.
-        func firstFix(counted: Bool) -> (LogReader) -> Void {
-            { r in
-                var b: [Fix] = []
-                _ = try? r.next(into: &b, max: 1)
-                if counted { r.countLineFeedsAhead() }
-            }
-        }
-        for (path, base) in logs {
-            for batch in [7, 8192] {
-                let serial = Self.outcome(path, base, batch: batch)
-                let serialAfterFirst = Self.outcome(path, base, batch: batch, opened: firstFix(counted: false))
-                for threads in [2, 8] {
-                    for chunk in [64, 700, 4096] {
-                        var o = base
-                        o.threads = threads
-                        o.parallelChunkSize = chunk
-                        var placed = 0
-                        let parallel = Self.outcome(path, o, batch: batch, closing: { placed = $0.roundsPlaced })
-                        XCTAssertEqual(parallel, serial, "\(path): threads \(threads), chunk \(chunk), batch \(batch)")
-                        placedRounds += placed
-                        let counted = Self.outcome(path, o, batch: batch, opened: firstFix(counted: true), closing: { placed = $0.roundsPlaced })
-                        XCTAssertEqual(counted, serialAfterFirst, "\(path): threads \(threads), chunk \(chunk), batch \(batch), counted first")
-                        if serialAfterFirst.error == nil { XCTAssertGreaterThan(placed, 0, "\(path): rounds after the first placed") }
-                        placedRounds += placed
-                    }
-                }
-            }
-        }
-        XCTAssertGreaterThan(placedRounds, 100)
-    }
-
-    /// A mapped file that gains lines where its line feeds were counted (rewritten in place while
-    /// it is read) has a chunk make more fixes than the room made for it in the batch: the read
-    /// stops with an error that says the file changed, and nothing is written out of bounds.
-    func testMoreLinesThanCountedIsAChangedFile() throws {
-        var text = "device,time,lat,lon\n"
-        for i in 0..<20_000 { text += "vessel-\(i % 5),\(1_700_000_000 + i),\(10 + Double(i % 1000) / 1000),-\(20 + Double(i % 777) / 1000)\n" }
-        let path = writeFile(dir, "changing.csv", text)
-        var o = LogReaderOptions()
-        o.threads = 2
-        o.parallelChunkSize = 4096
-        let reader = try LogReader(path: path, options: o)
-        var batch: [Fix] = []
-        XCTAssertTrue(try reader.next(into: &batch, max: 100))
-        reader.countLineFeedsAhead()
-        // The second half rewritten with short rows: four or five lines where one was.
-        let bytes = Array(text.utf8), half = bytes.count / 2
-        var from = half
-        while bytes[from - 1] != 0x0A { from += 1 }
-        var short = ""
-        var t = 1_800_000_000
-        while short.utf8.count + 40 < bytes.count - from {
-            short += "s,\(t),1,2\n"
-            t += 1
-        }
-        let last = "s,\(t),1,", pad = bytes.count - from - short.utf8.count - last.utf8.count - 1
-        short += last + "2." + String(repeating: "0", count: pad - 2) + "\n"
-        XCTAssertEqual(short.utf8.count, bytes.count - from)
-        let fd = open(path, O_WRONLY)
-        XCTAssertEqual(pwrite(fd, short, short.utf8.count, off_t(from)), short.utf8.count)
-        close(fd)
-        var error: GeofenceError? = nil
-        do {
-            while try reader.next(into: &batch, max: 100_000) {}
-        } catch let e {
-            error = e
-        }
-        guard case .input(let e)? = error else { return XCTFail("no error: \(String(describing: error))") }
-        XCTAssertTrue(e.message.contains("changed while it was read"), e.message)
-        XCTAssertTrue("\(e)".contains(path), "\(e)")
     }
 
     /// GPX and one thread are read serially, and say so.
