@@ -843,6 +843,54 @@ final class CSVFastRowTests: XCTestCase {
         }
     }
 
+    /// The AVX-512 run routine keeps the layouts of the rows it has read, per thread, from one
+    /// call and one log to the next (docs/logs.md, "Row blocks"): logs read one after another
+    /// on this thread, of the same layouts with other digits and another device, another
+    /// delimiter where the first log's commas were, a device name one byte shorter, CRLF line
+    /// ends, positive longitudes, and more layouts than the routine keeps; each read with runs as
+    /// its rows read one at a time read them (the same fixes bit for bit), most of its rows by
+    /// the run routine.
+    func testRunLayoutsKeptFromLogToLog() throws {
+        let best = Int(geofence_plain_decimals_level(-1))
+        guard best >= 2 else { throw XCTSkip("no wide decimal path on this CPU") }
+        defer {
+            geofence_plain_decimals_level(Int32(best))
+            CSVLogParser.rowBlocksEnabled = true
+        }
+        let logs: [(delimiter: String, device: String, nl: String, decimals: ClosedRange<UInt64>, west: Bool)] = [
+            (",", "367000001", "\n", 4...5, true), (",", "367000002", "\n", 4...5, true), (";", "367000001", "\n", 4...5, true),
+            (",", "36700000", "\n", 4...5, true), (",", "367000001", "\r\n", 4...5, true), (",", "367000001", "\n", 4...5, false),
+            (",", "367000001", "\n", 1...7, true), (",", "367000003", "\n", 4...5, true)]
+        var g = SeededGenerator(seed: 2026)
+        for level in 2...best {
+            XCTAssertEqual(Int(geofence_plain_decimals_level(Int32(level))), level)
+            for (n, log) in logs.enumerated() {
+                let d = log.delimiter
+                var text = "device\(d)time\(d)lat\(d)lon" + log.nl
+                var t = 1_750_000_000
+                for _ in 0..<800 {
+                    t += 1 + Int(g.next() % 60)
+                    let span = log.decimals.upperBound - log.decimals.lowerBound + 1
+                    let places = { log.decimals.lowerBound + g.next() % span }
+                    let lat = String(format: "%.\(places())f", 30 + Double(g.next() % 1_000_000) / 1e5)
+                    let lon = String(format: "%.\(places())f", (log.west ? -1 : 1) * (100 + Double(g.next() % 1_000_000) / 1e5))
+                    text += log.device + d + LogTime.format(Double(t)) + d + lat + d + lon + log.nl
+                }
+                let path = write(Array(text.utf8), "kept\(n).csv")
+                let w = "log \(n), level \(level)"
+                CSVLogParser.rowBlocksEnabled = false
+                let rowAtATime = outcome(path, LogReaderOptions(), fast: true)
+                CSVLogParser.rowBlocksEnabled = true
+                XCTAssertEqual(rowAtATime.fixes.count, 800, w)
+                assertSame(outcome(path, LogReaderOptions(), fast: true), rowAtATime, w)
+                let reader = try LogReader(path: path)
+                var b: [Fix] = []
+                while try reader.next(into: &b, max: 1000) {}
+                XCTAssertGreaterThan(reader.rowsInRuns, 700, w)
+            }
+        }
+    }
+
     /// At each wide level up to `best`, lenient and strict, the log at `path` read in blocks
     /// against the same rows read one at a time: the file mapped, through read windows that
     /// cut rows, and in parallel chunks. `check` is given each lenient row-at-a-time outcome.
