@@ -248,12 +248,16 @@ __attribute__((always_inline)) static inline unsigned bounds(const uint64_t G, c
 // on a Zen 4 host: 18 ns a row either way in its fast spells, but in a slow one 26 ns with the
 // division against 20-21 with these products; the whole `geofence evaluate` of the trace with
 // one fence at one thread 0.934 and 0.969 of the CPU (30 runs each, in turn).
-__attribute__((target("avx,fma"), always_inline)) static inline void store_quotients_of(const __m256d mantissa, const __m256d high,
-                                                                                         const __m256d low, const __m256i sign,
-                                                                                         const int N, double *values) {
+__attribute__((target("avx,fma"), always_inline)) static inline __m256d quotients(const __m256d mantissa, const __m256d high,
+                                                                                  const __m256d low) {
     const __m256d product = _mm256_mul_pd(mantissa, high);
     const __m256d error = _mm256_fmsub_pd(mantissa, high, product);          // exact
-    const __m256d x = _mm256_add_pd(product, _mm256_fmadd_pd(mantissa, low, error));
+    return _mm256_add_pd(product, _mm256_fmadd_pd(mantissa, low, error));
+}
+
+// The quotients x (quotients()) with their signs set, stored.
+__attribute__((target("avx,fma"), always_inline)) static inline void store_signed(const __m256d x, const __m256i sign, const int N,
+                                                                                   double *values) {
     const __m256d signed_x = _mm256_or_pd(x, _mm256_castsi256_pd(sign));
     const __m128d first = _mm256_castpd256_pd128(signed_x);
     _mm_storel_pd(values, first);
@@ -263,6 +267,13 @@ __attribute__((target("avx,fma"), always_inline)) static inline void store_quoti
         _mm_storel_pd(values + 2, second);
         if (N > 3) _mm_storeh_pd(values + 3, second);
     }
+}
+
+// quotients() stored with their signs.
+__attribute__((target("avx,fma"), always_inline)) static inline void store_quotients_of(const __m256d mantissa, const __m256d high,
+                                                                                         const __m256d low, const __m256i sign,
+                                                                                         const int N, double *values) {
+    store_signed(quotients(mantissa, high, low), sign, N, values);
 }
 
 // store_quotients_of() with each value's inverse power of ten and sign from its shape and sign.
@@ -803,11 +814,11 @@ static inline int row_delimiter(const unsigned char delimiter) {
     if (!row_delimiter(delimiter)) return 0;                                                                           \
     long at = 0;                                                                                                       \
     int k = 0;                                                                                                         \
-    numbers_layout layout = {0, 0, 0, 0, 0, 0, {0, 0, 0, 0}, {0, 0, 0, 0}, {0, 0, 0, 0}};                            \
+    numbers_layout layout = {0, 0, 0, 0, 0, 0, {0, 0, 0, 0}, {0, 0, 0, 0}, {0, 0, 0, 0}};                              \
     *new_day = 0;                                                                                                      \
     while (k < max && at <= last_start) {                                                                              \
         const int next =                                                                                               \
-            row_read(masks(p + at, delimiter), p + at, accuracy, delimiter, day_head, day_tail, &layout, rows + k);      \
+            row_read(masks(p + at, delimiter), p + at, accuracy, delimiter, day_head, day_tail, &layout, rows + k);    \
         if (next <= 0) {                                                                                               \
             *new_day = next < 0;                                                                                       \
             break;                                                                                                     \
@@ -847,15 +858,15 @@ __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,bmi,popcnt,fma"))) sta
 #define PAIR_STEP(masks, same)                                                                                         \
     int sa, sb = 0;                                                                                                    \
     unsigned nla, nlb = 0;                                                                                             \
-    const int ra = run_template_row(m, same(p + at), p + at, tmask, d0, 0, &layout, &sa, &nla);                       \
+    const int ra = run_template_row(m, same(p + at), p + at, tmask, d0, 0, &layout, &sa, &nla);                        \
     if (ra == 0) {                                                                                                     \
         *stopped = 1;                                                                                                  \
         break;                                                                                                         \
     }                                                                                                                  \
     if (ra == 1) {                                                                                                     \
-        /* Row a's numbers in lanes 0 and 1, row b's (or a's again) in 2 and 3. */                                    \
+        /* Row a's numbers in lanes 0 and 1, row b's (or a's again) in 2 and 3. */                                     \
         const unsigned char *const a = p + at + d0 + 22;                                                               \
-        const unsigned char *q[4] = {a + layout.starts[0], a + layout.starts[1], 0, 0};                               \
+        const unsigned char *q[4] = {a + layout.starts[0], a + layout.starts[1], 0, 0};                                \
         unsigned shapes[4] = {layout.shapes[0], layout.shapes[1], 0, 0};                                               \
         uint64_t signs[4] = {layout.signs[0], layout.signs[1], 0, 0};                                                  \
         const long bt = at + (long)nla + 1;                                                                            \
@@ -966,11 +977,13 @@ AVX512 const row_class *block_class(const unsigned char *q, const unsigned nl, c
     return kept;
 }
 
-// The numbers of rows a and b (a again when b is not taken), whose layouts are A's and B's,
-// converted as convert512_at() converts them (the same bits), their conversion's table entries
-// taken from A and B.
-AVX512 void convert512_classes(const unsigned char *a, const row_class *A, const unsigned char *b, const row_class *B,
-                               double *values) {
+// The numbers of rows a and b (a again when b is not taken), whose layouts are A's and B's
+// (latitude, longitude), converted as convert512_at() converts them (the same bits), their
+// conversion's table entries taken from A and B. Returns their ranges checked together, as
+// position_in_range() checks them: bit k set when value k is within [-90, 90] (k even) or
+// [-180, 180] (k odd), checked on the magnitude before the sign is set.
+AVX512 unsigned convert512_classes(const unsigned char *a, const row_class *A, const unsigned char *b, const row_class *B,
+                                   double *values) {
     __m512i bytes = _mm512_castsi128_si512(_mm_loadu_si128((const __m128i *)(a + A->starts[0])));
     bytes = _mm512_inserti32x4(bytes, _mm_loadu_si128((const __m128i *)(a + A->starts[1])), 1);
     bytes = _mm512_inserti32x4(bytes, _mm_loadu_si128((const __m128i *)(b + B->starts[0])), 2);
@@ -979,7 +992,9 @@ AVX512 void convert512_classes(const unsigned char *a, const row_class *A, const
     const __m256d high = _mm256_insertf128_pd(_mm256_castpd128_pd256(A->high), B->high, 1);
     const __m256d low = _mm256_insertf128_pd(_mm256_castpd128_pd256(A->low), B->low, 1);
     const __m256i sign = _mm256_inserti128_si256(_mm256_castsi128_si256(A->sign), B->sign, 1);
-    store_quotients_of(mantissas512(bytes, shuffle), high, low, sign, 4, values);
+    const __m256d x = quotients(mantissas512(bytes, shuffle), high, low);
+    store_signed(x, sign, 4, values);
+    return (unsigned)_cvtmask8_u32(_mm256_cmp_pd_mask(x, _mm256_setr_pd(90, 180, 90, 180), _CMP_LE_OQ));
 }
 
 // The offset of the first '\n' in the 64 bytes at q, or 64.
@@ -987,14 +1002,15 @@ AVX512 unsigned line_end512(const unsigned char *q) {
     return (unsigned)_tzcnt_u64(_cvtmask64_u64(_mm512_cmpeq_epi8_mask(_mm512_loadu_si512((const void *)q), _mm512_set1_epi8('\n'))));
 }
 
-// Whether a template row's fix at time t with numbers v (latitude, longitude) is taken, as
-// run_take_numbers() takes it, the run's last fix and limits in the block step's locals.
-#define BLOCK_TAKES(t, v)                                                                                              \
-    (position_in_range((v), 0) && (t) >= earliest && (t) <= latest                                                     \
+// Whether a template row's fix at time t with numbers v (latitude, longitude; `ranged` its two
+// bits of convert512_classes()'s mask) is taken, as run_take_numbers() takes it, the run's last
+// fix and limits in the block step's locals.
+#define BLOCK_TAKES(ranged, t, v)                                                                                      \
+    ((ranged) == 3 && (t) >= earliest && (t) <= latest                                                                 \
      && (!order || (t) > last_time || ((t) == last_time && ((v)[0] != last_lat || (v)[1] != last_lon))))
 // The fix taken (BLOCK_TAKES), written as run_take() writes it, and made the run's last.
 #define BLOCK_FIX(t, v)                                                                                                \
-    last_time = (t), last_lat = (v)[0], last_lon = (v)[1];                                                            \
+    last_time = (t), last_lat = (v)[0], last_lon = (v)[1];                                                             \
     fixes[k] = (geofence_fix){run->device, 0, 0, (t), (v)[0], (v)[1], 0};
 
 // Template rows of a run without accuracy (RUN at the AVX-512 level), two at a time: each
@@ -1016,8 +1032,8 @@ AVX512 unsigned line_end512(const unsigned char *q) {
             int sa, sb = 0;                                                                                            \
             row_class spare;                                                                                           \
             const unsigned nla = line_end512(p + at);                                                                  \
-            const row_class *const A = nla < 64 ? block_class(p + at, nla, template, tmask, d0, delimiter, NULL, NULL, &sa) \
-                                                  : NULL;                                                              \
+            const row_class *const A =                                                                                 \
+                nla < 64 ? block_class(p + at, nla, template, tmask, d0, delimiter, NULL, NULL, &sa) : NULL;           \
             if (!A) {                                                                                                  \
                 failed_at = at;                                                                                        \
                 break;                                                                                                 \
@@ -1027,13 +1043,13 @@ AVX512 unsigned line_end512(const unsigned char *q) {
             const row_class *const Bk = k + 1 < max && bt <= last_start && nlb < 64                                    \
                                             ? block_class(p + bt, nlb, template, tmask, d0, delimiter, A, &spare, &sb) \
                                             : NULL;                                                                    \
-            /* Row a's numbers in lanes 0 and 1, row b's (or a's again) in 2 and 3. */                                \
+            /* Row a's numbers in lanes 0 and 1, row b's (or a's again) in 2 and 3. */                                 \
             const row_class *const B = Bk ? Bk : A;                                                                    \
-            const unsigned char *const a = p + at + d0 + 22, *const b = Bk ? p + bt + d0 + 22 : a;                   \
+            const unsigned char *const a = p + at + d0 + 22, *const b = Bk ? p + bt + d0 + 22 : a;                     \
             double v[4];                                                                                               \
-            convert512_classes(a, A, b, B, v);                                                                         \
+            const unsigned ranged = convert512_classes(a, A, b, B, v);                                                 \
             const double ta = day + (double)sa;                                                                        \
-            if (!BLOCK_TAKES(ta, v)) {                                                                                 \
+            if (!BLOCK_TAKES(ranged & 3, ta, v)) {                                                                     \
                 failed_at = at;                                                                                        \
                 break;                                                                                                 \
             }                                                                                                          \
@@ -1041,7 +1057,7 @@ AVX512 unsigned line_end512(const unsigned char *q) {
             ROW_TAKEN(bt)                                                                                              \
             if (!Bk) break;                                                                                            \
             const double tb = day + (double)sb;                                                                        \
-            if (!BLOCK_TAKES(tb, v + 2)) {                                                                             \
+            if (!BLOCK_TAKES(ranged >> 2, tb, v + 2)) {                                                                \
                 failed_at = at;                                                                                        \
                 break;                                                                                                 \
             }                                                                                                          \
@@ -1061,11 +1077,11 @@ AVX512 unsigned line_end512(const unsigned char *q) {
     long at = 0, last = 0;                                                                                             \
     int k = 0;                                                                                                         \
     *stopped = 0;                                                                                                      \
-    if (!row_delimiter(delimiter) || run->name_length < 1) {                                                          \
+    if (!row_delimiter(delimiter) || run->name_length < 1) {                                                           \
         *stopped = 1;                                                                                                  \
         max = 0;                                                                                                       \
     }                                                                                                                  \
-    numbers_layout layout = {0, 0, 0, 0, 0, 0, {0, 0, 0, 0}, {0, 0, 0, 0}, {0, 0, 0, 0}};                            \
+    numbers_layout layout = {0, 0, 0, 0, 0, 0, {0, 0, 0, 0}, {0, 0, 0, 0}, {0, 0, 0, 0}};                              \
     const unsigned d0 = (unsigned)run->name_length;                                                                    \
     const uint64_t tmask = max > 0 ? run_template(run->name, d0, delimiter, day_head, day_tail) : 0;                   \
     long failed_at = -1;                                                                                               \
@@ -1097,7 +1113,7 @@ __attribute__((target("avx2,bmi,popcnt,fma"))) static int run_rows256(const unsi
                                                                  long *consumed, long *last_row, int *stopped) {
     const __m256i low = _mm256_loadu_si256((const __m256i *)run->name), high = _mm256_loadu_si256((const __m256i *)(run->name + 32));
 #define SAME256(q)                                                                                                     \
-    ((uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_loadu_si256((const __m256i *)(q)), low))      \
+    ((uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_loadu_si256((const __m256i *)(q)), low))        \
      | (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_loadu_si256((const __m256i *)((q) + 32)), high)) << 32)
     RUN(row_masks256, SAME256, 0, )
 #undef SAME256
