@@ -905,12 +905,12 @@ __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,bmi,popcnt,fma"))) sta
 // layout.
 //
 // A layout the block step keeps (BLOCK_STEP): the classes of a template row it checked in full
-// up to its '\n' (`classes`, its other bytes zero), its two numbers' starts from the first, and
+// (`classes`; the bytes up to its '\n' count), its two numbers' starts from the first, and
 // what their conversion takes from their shapes and signs, made once: their shuffle masks
 // (masks[], one per 128-bit lane), their inverse powers of ten as high and low parts, their
 // sign bits.
 typedef struct {
-    __m512i classes;
+    _Alignas(64) unsigned char classes[64];
     __m256i shuffle;
     __m128d high, low;
     __m128i sign;
@@ -918,63 +918,83 @@ typedef struct {
 } row_class;
 
 // The layouts the block step keeps, per thread (a power of two), and the table (all zero at
-// first: a zero entry matches no row, whose '\n' is never a zero byte). A row's entry is chosen
+// first: a zero entry matches no row, whose '\n' is not a zero byte). A row's entry is chosen
 // by the places of its non-digit bytes, so the few layouts of a trace (the numbers' lengths,
 // signs and points) each keep an entry of their own, from one call to the next and from one
 // device to the next (a device's name is compared with the template apart from its classes).
+// Both wide levels keep the same entries (what an entry holds does not depend on the level).
 // On the AIS trace, with 32 entries, 0.4 % of the rows the step reads are checked in full
-// (2, 8 and 16 entries per call rather than per thread: 7 %, 7 %, 4 %).
+// (8, 16 and 32 entries per call rather than per thread: 7 %, 7 %, 4 %).
 #define BLOCK_CLASSES 32
 static _Thread_local row_class block_table[BLOCK_CLASSES];
+
+// The entry of block_table for a row whose non-digit bytes, up to its '\n', are `other`.
+static inline row_class *block_entry(const uint64_t other) {
+    return block_table + ((other * 0x9E3779B97F4A7C15u) >> (64 - 5));
+}
+
+// A template row of a run without accuracy at q (its '\n' at nl, below 64) whose classes are
+// not kept, checked in full as run_template_row() checks it with two numbers, from its masks
+// (G digits, P points, M '-', D delimiters; template_ok: its bytes before the numbers are the
+// template's where tmask says; seconds its clock's, -1 out of range): its numbers' starts,
+// shapes and signs; 0 where it does not pass.
+AVX2 int block_check(const unsigned char *q, const unsigned nl, const unsigned d0, const uint64_t G, const uint64_t P,
+                     const uint64_t M, const uint64_t D, const int template_ok, const int seconds, unsigned starts[4],
+                     unsigned shapes[4], uint64_t signs[4]) {
+    const uint64_t digits = (uint64_t)0xDB << (d0 + 12);
+    const unsigned first = d0 + 22;
+    if (!template_ok || (G & digits) != digits || seconds < 0 || nl <= first) return 0;
+    // bounds() reads the 32 bytes from the first number on, cut to the row (row_layout()).
+    const uint64_t width = 0xFFFFFFFFu & (((uint64_t)1 << (nl - first)) - 1);
+    const unsigned e = bounds((G >> first) & width, (P >> first) & width, (M >> first) & width, (D >> first) & width, 2,
+                              starts, shapes, signs);
+    return e != 0 && row_end(q + first, e, nl - first);
+}
+
+// A checked row's layout kept in `kept` (its classes already there).
+AVX2 const row_class *block_keep(row_class *kept, const unsigned starts[4], const unsigned shapes[4], const uint64_t signs[4]) {
+    kept->shuffle = _mm256_loadu2_m128i((const __m128i *)masks[shapes[1]], (const __m128i *)masks[shapes[0]]);
+    kept->high = _mm_setr_pd(inverse_high[shapes[0]], inverse_high[shapes[1]]);
+    kept->low = _mm_setr_pd(inverse_low[shapes[0]], inverse_low[shapes[1]]);
+    kept->sign = _mm_set_epi64x((long long)signs[1], (long long)signs[0]);
+    kept->starts[0] = starts[0];
+    kept->starts[1] = starts[1];
+    return kept;
+}
 
 // The template row of a run without accuracy at q, its '\n' at nl (below 64), checked as
 // run_template_row() checks it with two numbers: its kept layout (block_table) and its clock's
 // seconds in *seconds, or NULL where it does not pass. Its bytes before the numbers must be the
 // template's where `tmask` says; then where its classes are those of the entry its non-digit
 // bytes choose, it takes that entry's layout, its clock converted and checked for range only;
-// else it is checked in full (the clock's digits, the numbers' bounds, the row's end) and its
-// layout kept in that entry, but in *spare when that entry is `keep` (the layout of the other
-// row of a pair, still to be read).
+// else it is checked in full (block_check()) and its layout kept in that entry, but in *spare
+// when that entry is `keep` (the layout of the other row of a pair, still to be read).
 AVX512 const row_class *block_class(const unsigned char *q, const unsigned nl, const __m512i template, const uint64_t tmask,
                                     const unsigned d0, const unsigned char delimiter, const row_class *keep,
                                     row_class *spare, int *seconds) {
     const __m512i v = _mm512_loadu_si512((const void *)q);
     const __mmask64 G = _mm512_cmple_epu8_mask(_mm512_sub_epi8(v, _mm512_set1_epi8('0')), _mm512_set1_epi8(9));
-    const __m512i c = _mm512_maskz_mov_epi8(_cvtu64_mask64(nl == 63 ? ~(uint64_t)0 : ((uint64_t)1 << (nl + 1)) - 1),
-                                            _mm512_mask_blend_epi8(G, v, _mm512_set1_epi8('0')));
     const uint64_t bytes = nl == 63 ? ~(uint64_t)0 : ((uint64_t)1 << (nl + 1)) - 1;
-    const uint64_t other = ~_cvtmask64_u64(G) & bytes;
-    row_class *const entry = block_table + ((other * 0x9E3779B97F4A7C15u) >> (64 - 5));
+    const __m512i c = _mm512_mask_blend_epi8(G, v, _mm512_set1_epi8('0'));
+    row_class *const entry = block_entry(~_cvtmask64_u64(G) & bytes);
     uint64_t time;
     memcpy(&time, q + d0 + 12, 8);
     *seconds = clock_seconds(time);
     const int template_ok = (_cvtmask64_u64(_mm512_cmpeq_epi8_mask(v, template)) & tmask) == tmask;
-    // (The entry's bytes past its '\n' are zero: an entry of a longer or shorter row differs
-    // at one of the two rows' line feeds.)
-    if (__builtin_expect(_mm512_cmpneq_epi8_mask(c, entry->classes) == 0, 1))
+    // The row's bytes up to its '\n' against the entry's: an entry of a longer or shorter row
+    // differs at one of the two rows' line feeds.
+    if (__builtin_expect(_mm512_mask_cmpneq_epi8_mask(_cvtu64_mask64(bytes), c, _mm512_load_si512((const void *)entry->classes)) == 0, 1))
         return (template_ok & (*seconds >= 0)) ? entry : NULL;
-    const uint64_t g = _cvtmask64_u64(G);
-    const uint64_t P = _cvtmask64_u64(_mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8('.')));
-    const uint64_t M = _cvtmask64_u64(_mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8('-')));
-    const uint64_t D = _cvtmask64_u64(_mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8((char)delimiter)));
-    const uint64_t digits = (uint64_t)0xDB << (d0 + 12);
-    const unsigned first = d0 + 22;
-    if (!template_ok || (g & digits) != digits || *seconds < 0 || nl <= first) return NULL;
-    // bounds() reads the 32 bytes from the first number on, cut to the row (row_layout()).
-    const uint64_t width = 0xFFFFFFFFu & (((uint64_t)1 << (nl - first)) - 1);
     unsigned starts[4], shapes[4];
     uint64_t signs[4];
-    const unsigned e = bounds((g >> first) & width, (P >> first) & width, (M >> first) & width, (D >> first) & width, 2,
-                              starts, shapes, signs);
-    if (e == 0 || !row_end(q + first, e, nl - first)) return NULL;
+    if (!block_check(q, nl, d0, _cvtmask64_u64(G), _cvtmask64_u64(_mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8('.'))),
+                     _cvtmask64_u64(_mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8('-'))),
+                     _cvtmask64_u64(_mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8((char)delimiter))), template_ok, *seconds, starts,
+                     shapes, signs))
+        return NULL;
     row_class *const kept = entry == keep ? spare : entry;
-    *kept = (row_class){c,
-                         _mm256_loadu2_m128i((const __m128i *)masks[shapes[1]], (const __m128i *)masks[shapes[0]]),
-                         _mm_setr_pd(inverse_high[shapes[0]], inverse_high[shapes[1]]),
-                         _mm_setr_pd(inverse_low[shapes[0]], inverse_low[shapes[1]]),
-                         _mm_set_epi64x((long long)signs[1], (long long)signs[0]),
-                         {starts[0], starts[1]}};
-    return kept;
+    _mm512_store_si512((void *)kept->classes, c);
+    return block_keep(kept, starts, shapes, signs);
 }
 
 // The numbers of rows a and b (a again when b is not taken), whose layouts are A's and B's
@@ -998,6 +1018,14 @@ AVX512 unsigned convert512_classes(const unsigned char *a, const row_class *A, c
 }
 
 // The offset of the first '\n' in the 64 bytes at q, or 64.
+AVX2 unsigned line_end256(const unsigned char *q) {
+    uint64_t N, stops;
+    stops256(q, &N, &stops);
+    uint64_t high, high_stops;
+    stops256(q + 32, &high, &high_stops);
+    return (unsigned)_tzcnt_u64(N | high << 32);
+}
+
 AVX512 unsigned line_end512(const unsigned char *q) {
     return (unsigned)_tzcnt_u64(_cvtmask64_u64(_mm512_cmpeq_epi8_mask(_mm512_loadu_si512((const void *)q), _mm512_set1_epi8('\n'))));
 }
@@ -1068,6 +1096,89 @@ AVX512 unsigned line_end512(const unsigned char *q) {
         if (k > k0) continue;                                                                                          \
     }
 
+// The AVX2 block step's row (BLOCK_STEP256): block_class() with 256-bit compares, the template
+// in two halves (`low`, `high`).
+AVX2 const row_class *block_class256(const unsigned char *q, const unsigned nl, const __m256i low, const __m256i high,
+                                     const uint64_t tmask, const unsigned d0, const unsigned char delimiter, int *seconds) {
+    const __m256i v0 = _mm256_loadu_si256((const __m256i *)q), v1 = _mm256_loadu_si256((const __m256i *)(q + 32));
+    const __m256i s0 = _mm256_sub_epi8(v0, _mm256_set1_epi8('0')), s1 = _mm256_sub_epi8(v1, _mm256_set1_epi8('0'));
+    const __m256i g0 = _mm256_cmpeq_epi8(_mm256_min_epu8(s0, _mm256_set1_epi8(9)), s0);
+    const __m256i g1 = _mm256_cmpeq_epi8(_mm256_min_epu8(s1, _mm256_set1_epi8(9)), s1);
+    const uint64_t G = (uint64_t)(uint32_t)_mm256_movemask_epi8(g0) | (uint64_t)(uint32_t)_mm256_movemask_epi8(g1) << 32;
+    const __m256i c0 = _mm256_blendv_epi8(v0, _mm256_set1_epi8('0'), g0), c1 = _mm256_blendv_epi8(v1, _mm256_set1_epi8('0'), g1);
+    const uint64_t bytes = nl == 63 ? ~(uint64_t)0 : ((uint64_t)1 << (nl + 1)) - 1;
+    row_class *const entry = block_entry(~G & bytes);
+    uint64_t time;
+    memcpy(&time, q + d0 + 12, 8);
+    *seconds = clock_seconds(time);
+    const uint64_t E = (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v0, low))
+                     | (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v1, high)) << 32;
+    const int template_ok = (E & tmask) == tmask;
+    // The row's bytes up to its '\n' against the entry's (block_class()).
+    const __m256i e0 = _mm256_load_si256((const __m256i *)entry->classes);
+    const __m256i e1 = _mm256_load_si256((const __m256i *)(entry->classes + 32));
+    const uint64_t same = (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(c0, e0))
+                        | (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(c1, e1)) << 32;
+    if (__builtin_expect((same & bytes) == bytes, 1)) return (template_ok & (*seconds >= 0)) ? entry : NULL;
+    uint64_t g, P, M, D;
+    masks256(q, delimiter, &g, &P, &M, &D);
+    uint64_t g1m, P1, M1, D1;
+    masks256(q + 32, delimiter, &g1m, &P1, &M1, &D1);
+    unsigned starts[4], shapes[4];
+    uint64_t signs[4];
+    if (!block_check(q, nl, d0, G, P | P1 << 32, M | M1 << 32, D | D1 << 32, template_ok, *seconds, starts, shapes, signs))
+        return NULL;
+    _mm256_store_si256((__m256i *)entry->classes, c0);
+    _mm256_store_si256((__m256i *)(entry->classes + 32), c1);
+    return block_keep(entry, starts, shapes, signs);
+}
+
+// A row's two numbers at a (latitude, longitude) whose layout is A's, converted as convert256()
+// converts them (the same bits), their conversion's table entries taken from A; returns their
+// ranges checked together, as convert512_classes() does (bits 0 and 1).
+AVX2 unsigned convert256_class(const unsigned char *a, const row_class *A, double *values) {
+    const __m256i each = _mm256_permute4x64_epi64(
+        mantissas256(_mm256_loadu2_m128i((const __m128i *)(a + A->starts[1]), (const __m128i *)(a + A->starts[0])), A->shuffle), 0xD8);
+    // m below 2^52: its double is exact as the bits of 2^52 + m less 2^52.
+    const __m256d magic = _mm256_set1_pd(4503599627370496.0);
+    const __m256d mantissa = _mm256_sub_pd(_mm256_castsi256_pd(_mm256_or_si256(each, _mm256_castpd_si256(magic))), magic);
+    const __m256d x = quotients(mantissa, _mm256_set_m128d(A->high, A->high), _mm256_set_m128d(A->low, A->low));
+    store_signed(x, _mm256_set_m128i(A->sign, A->sign), 2, values);
+    return (unsigned)_mm256_movemask_pd(_mm256_cmp_pd(x, _mm256_setr_pd(90, 180, 90, 180), _CMP_LE_OQ)) & 3;
+}
+
+// BLOCK_STEP at the AVX2 level: template rows of a run without accuracy one at a time, each
+// row's layout from block_class256(), its two numbers converted in one 256-bit register
+// (convert256_class()), its fix taken as run_read_template() takes it.
+#define BLOCK_STEP256                                                                                                  \
+    if (tmask && !accuracy && at != failed_at) {                                                                       \
+        const int k0 = k;                                                                                              \
+        const double earliest = run->earliest, latest = run->latest, day = run->day;                                   \
+        const int order = run->order;                                                                                  \
+        double last_time = run->time, last_lat = run->lat, last_lon = run->lon;                                        \
+        while (k < max && at <= last_start) {                                                                          \
+            int sa;                                                                                                    \
+            const unsigned nla = line_end256(p + at);                                                                  \
+            const row_class *const A =                                                                                 \
+                nla < 64 ? block_class256(p + at, nla, low, high, tmask, d0, delimiter, &sa) : NULL;                   \
+            if (!A) {                                                                                                  \
+                failed_at = at;                                                                                        \
+                break;                                                                                                 \
+            }                                                                                                          \
+            double v[2];                                                                                               \
+            const unsigned ranged = convert256_class(p + at + d0 + 22, A, v);                                          \
+            const double ta = day + (double)sa;                                                                        \
+            if (!BLOCK_TAKES(ranged, ta, v)) {                                                                         \
+                failed_at = at;                                                                                        \
+                break;                                                                                                 \
+            }                                                                                                          \
+            BLOCK_FIX(ta, v)                                                                                           \
+            ROW_TAKEN(at + (long)nla + 1)                                                                              \
+        }                                                                                                              \
+        run->time = last_time, run->lat = last_lat, run->lon = last_lon;                                               \
+        if (k > k0) continue;                                                                                          \
+    }
+
 // geofence_run_rows at a level (`masks` its row_masks function, `same` the mask of the bytes
 // where the 64 at a row equal the template's, `pair` whether template rows are read two at a
 // time, PAIR_STEP): each row read against the row before the run when that is an ISO row of the
@@ -1115,7 +1226,7 @@ __attribute__((target("avx2,bmi,popcnt,fma"))) static int run_rows256(const unsi
 #define SAME256(q)                                                                                                     \
     ((uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_loadu_si256((const __m256i *)(q)), low))        \
      | (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_loadu_si256((const __m256i *)((q) + 32)), high)) << 32)
-    RUN(row_masks256, SAME256, 0, )
+    RUN(row_masks256, SAME256, 0, BLOCK_STEP256)
 #undef SAME256
 }
 
@@ -1129,6 +1240,7 @@ __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,bmi,popcnt,fma"))) sta
 }
 #undef RUN
 #undef BLOCK_STEP
+#undef BLOCK_STEP256
 #undef BLOCK_TAKES
 #undef BLOCK_FIX
 #undef PAIR_STEP
