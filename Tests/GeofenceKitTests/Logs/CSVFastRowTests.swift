@@ -755,8 +755,8 @@ final class CSVFastRowTests: XCTestCase {
     /// case 't' and 'z', a clock out of range or not digits (a leap second is taken); ISO
     /// times (line feeds, then CRLF with an accuracy column, then device names of 17 to 20
     /// bytes) and millisecond epoch times; then numbers of a few layouts that repeat, as in a
-    /// real trace, so that most rows are read by their classes (the AVX-512 run routine's rows
-    /// of the classes of a row it took, docs/logs.md "Row blocks"), among them another device
+    /// real trace, so that most rows are read by their classes (the run routine's rows whose
+    /// layout it keeps, docs/logs.md "Row blocks"), among them another device
     /// whose name has the same classes, and clocks out of range with digits where digits go.
     /// Read with runs, without them (blocks only) and one row at a time: the same fixes,
     /// devices, skips, messages and errors, serially (mapped, and through read windows that cut
@@ -843,9 +843,9 @@ final class CSVFastRowTests: XCTestCase {
         }
     }
 
-    /// The AVX-512 run routine keeps the layouts of the rows it has read, per thread, from one
-    /// call and one log to the next (docs/logs.md, "Row blocks"): logs read one after another
-    /// on this thread, of the same layouts with other digits and another device, another
+    /// The run routine (at both wide levels) keeps the layouts of the rows it has read, per
+    /// thread, from one call and one log to the next (docs/logs.md, "Row blocks"): logs read one
+    /// after another on this thread, of the same layouts with other digits and another device, another
     /// delimiter where the first log's commas were, a device name one byte shorter, CRLF line
     /// ends, positive longitudes, and more layouts than the routine keeps; each read with runs as
     /// its rows read one at a time read them (the same fixes bit for bit), most of its rows by
