@@ -1041,22 +1041,33 @@ AVX512 unsigned line_end512(const unsigned char *q) {
     last_time = (t), last_lat = (v)[0], last_lon = (v)[1];                                                             \
     fixes[k] = (geofence_fix){run->device, 0, 0, (t), (v)[0], (v)[1], 0};
 
-// Template rows of a run without accuracy (RUN at the AVX-512 level), two at a time: each
-// row's line feed found from its own 64 bytes, the row checked by block_class() (its layout
-// one of those kept, else checked in full and kept: no branch on which one), the two rows' four
-// numbers converted together in one 512-bit register (convert512_classes(): the same bits as
-// PAIR_STEP's), then each fix taken as PAIR_STEP takes it, the run's last fix and limits held
-// in locals meanwhile (stores to the fixes cannot change them) and written back at the end.
-// The first row that does not pass, or ends the run, is left to PAIR_STEP and the steps after
-// it (`failed_at`: the block step does not try that row again). The run routine alone over the
-// AIS trace (`make bench-run-routine`): 16.4 → 11.4 ns a row (docs/logs.md, "Row blocks").
-#define BLOCK_STEP                                                                                                     \
+// A block step's frame (BLOCK_STEP, BLOCK_STEP256): tried for template rows of a run without
+// accuracy, from a row it has not failed on; its rows read in a loop while the call may take
+// them, the run's last fix and limits in locals meanwhile (stores to the fixes cannot change
+// them), written back at the end; the loop's next step when it took rows.
+#define BLOCK_BEGIN                                                                                                    \
     if (tmask && !accuracy && at != failed_at) {                                                                       \
         const int k0 = k;                                                                                              \
         const double earliest = run->earliest, latest = run->latest, day = run->day;                                   \
         const int order = run->order;                                                                                  \
         double last_time = run->time, last_lat = run->lat, last_lon = run->lon;                                        \
-        while (k < max && at <= last_start) {                                                                          \
+        while (k < max && at <= last_start) {
+#define BLOCK_END                                                                                                      \
+        }                                                                                                              \
+        run->time = last_time, run->lat = last_lat, run->lon = last_lon;                                               \
+        if (k > k0) continue;                                                                                          \
+    }
+
+// Template rows of a run without accuracy (RUN at the AVX-512 level), two at a time: each
+// row's line feed found from its own 64 bytes, the row checked by block_class() (its layout
+// one of those kept, else checked in full and kept: no branch on which one), the two rows' four
+// numbers converted together in one 512-bit register (convert512_classes(): the same bits as
+// PAIR_STEP's), then each fix taken as PAIR_STEP takes it (BLOCK_BEGIN). The first row that
+// does not pass, or ends the run, is left to PAIR_STEP and the steps after it (`failed_at`:
+// the block step does not try that row again). The run routine alone over the AIS trace
+// (`make bench-run-routine`): 16.4 → 11.4 ns a row (docs/logs.md, "Row blocks").
+#define BLOCK_STEP                                                                                                     \
+    BLOCK_BEGIN                                                                                                        \
             int sa, sb = 0;                                                                                            \
             row_class spare;                                                                                           \
             const unsigned nla = line_end512(p + at);                                                                  \
@@ -1091,10 +1102,7 @@ AVX512 unsigned line_end512(const unsigned char *q) {
             }                                                                                                          \
             BLOCK_FIX(tb, v + 2)                                                                                       \
             ROW_TAKEN(bt + (long)nlb + 1)                                                                              \
-        }                                                                                                              \
-        run->time = last_time, run->lat = last_lat, run->lon = last_lon;                                               \
-        if (k > k0) continue;                                                                                          \
-    }
+    BLOCK_END
 
 // The AVX2 block step's row (BLOCK_STEP256): block_class() with 256-bit compares, the template
 // in two halves (`low`, `high`).
@@ -1151,12 +1159,7 @@ AVX2 unsigned convert256_class(const unsigned char *a, const row_class *A, doubl
 // row's layout from block_class256(), its two numbers converted in one 256-bit register
 // (convert256_class()), its fix taken as run_read_template() takes it.
 #define BLOCK_STEP256                                                                                                  \
-    if (tmask && !accuracy && at != failed_at) {                                                                       \
-        const int k0 = k;                                                                                              \
-        const double earliest = run->earliest, latest = run->latest, day = run->day;                                   \
-        const int order = run->order;                                                                                  \
-        double last_time = run->time, last_lat = run->lat, last_lon = run->lon;                                        \
-        while (k < max && at <= last_start) {                                                                          \
+    BLOCK_BEGIN                                                                                                        \
             int sa;                                                                                                    \
             const unsigned nla = line_end256(p + at);                                                                  \
             const row_class *const A =                                                                                 \
@@ -1174,10 +1177,7 @@ AVX2 unsigned convert256_class(const unsigned char *a, const row_class *A, doubl
             }                                                                                                          \
             BLOCK_FIX(ta, v)                                                                                           \
             ROW_TAKEN(at + (long)nla + 1)                                                                              \
-        }                                                                                                              \
-        run->time = last_time, run->lat = last_lat, run->lon = last_lon;                                               \
-        if (k > k0) continue;                                                                                          \
-    }
+    BLOCK_END
 
 // geofence_run_rows at a level (`masks` its row_masks function, `same` the mask of the bytes
 // where the 64 at a row equal the template's, `pair` whether template rows are read two at a
@@ -1241,6 +1241,8 @@ __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,bmi,popcnt,fma"))) sta
 #undef RUN
 #undef BLOCK_STEP
 #undef BLOCK_STEP256
+#undef BLOCK_BEGIN
+#undef BLOCK_END
 #undef BLOCK_TAKES
 #undef BLOCK_FIX
 #undef PAIR_STEP
