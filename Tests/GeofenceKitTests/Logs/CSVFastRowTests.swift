@@ -845,11 +845,11 @@ final class CSVFastRowTests: XCTestCase {
 
     /// The run routine (at both wide levels) keeps the layouts of the rows it has read, per
     /// thread, from one call and one log to the next (docs/logs.md, "Row blocks"): logs read one
-    /// after another on this thread, of the same layouts with other digits and another device, another
-    /// delimiter where the first log's commas were, a device name one byte shorter, CRLF line
-    /// ends, positive longitudes, and more layouts than the routine keeps; each read with runs as
-    /// its rows read one at a time read them (the same fixes bit for bit), most of its rows by
-    /// the run routine.
+    /// after another on this thread, of the same layouts with other digits and another device,
+    /// another delimiter where the first log's commas were, a device name one byte shorter, CRLF
+    /// line ends, positive longitudes, and more layouts than the routine keeps; each read with
+    /// runs as its rows read one at a time read them (the same fixes bit for bit), most of its
+    /// rows by the run routine.
     func testRunLayoutsKeptFromLogToLog() throws {
         let best = Int(geofence_plain_decimals_level(-1))
         guard best >= 2 else { throw XCTSkip("no wide decimal path on this CPU") }
@@ -868,9 +868,9 @@ final class CSVFastRowTests: XCTestCase {
                 let d = log.delimiter
                 var text = "device\(d)time\(d)lat\(d)lon" + log.nl
                 var t = 1_750_000_000
+                let span = log.decimals.upperBound - log.decimals.lowerBound + 1
                 for _ in 0..<800 {
                     t += 1 + Int(g.next() % 60)
-                    let span = log.decimals.upperBound - log.decimals.lowerBound + 1
                     let places = { log.decimals.lowerBound + g.next() % span }
                     let lat = String(format: "%.\(places())f", 30 + Double(g.next() % 1_000_000) / 1e5)
                     let lon = String(format: "%.\(places())f", (log.west ? -1 : 1) * (100 + Double(g.next() % 1_000_000) / 1e5))
