@@ -200,8 +200,8 @@ final class ByteSource {
         }
         if n >= 2 && base[0] == 0x1F && base[1] == 0x8B, ownsFD, !wholeTried, let total = totalBytes,
            let whole = Self.wholeGzip(fd: fd, first: base, n, total: Int(total), room: chunkSize, threaded: pipelined) {
-            // One gzip member, small enough to be read whole: inflated into one buffer, on a
-            // thread of its own when pipelined.
+            // One gzip member, small enough to be read whole: inflated into one buffer (when
+            // pipelined, past the first round's bytes on a thread of its own).
             isGzip = true
             inflatedWhole = true
             self.whole = whole

@@ -2,12 +2,13 @@ import Foundation
 import GeofenceBase
 import Synchronization
 
-/// A gzip file of one member inflated whole into one buffer, a step at a time, on a thread of
-/// its own or on the reader's when it needs more (docs/logs.md#gzip).
+/// A gzip file of one member inflated whole into one buffer, a step at a time, on the reader's
+/// thread when it needs more, and with a thread, on a thread of its own once the reader has
+/// inflated the first ``inlineBytes`` itself (docs/logs.md#gzip).
 ///
 /// The buffer is sized from the member's trailer (its length), so the reader's window moves
 /// through it as through a mapped file: nothing is copied, and with a thread the parse begins
-/// as soon as the first step is out, while the rest is inflated alongside it.
+/// as soon as the first bytes are out, while the rest is inflated alongside it.
 ///
 /// The bytes of a step are published once it succeeds; a failure is published after the bytes
 /// before it (the bytes of the failing step are dropped, as a stream read drops them). A
@@ -40,9 +41,14 @@ final class GzipWhole: @unchecked Sendable {
     /// The member ended (bytes followed it: the stream is handed over between members).
     private var memberEnded = false
 
-    /// The first step's bytes; the next ones double up to ``largestStep``.
-    static let firstStep = 1 << 16
+    /// The steps' bytes: ``firstStep`` until ``inlineBytes`` are out, then doubling up to
+    /// ``largestStep``.
+    static let firstStep = 1 << 18
     static let largestStep = 1 << 20
+    /// What the reader inflates itself before a thread of its own takes over: the first round
+    /// of a quick start (docs/logs.md#parallel-reading), which waited for a thread started
+    /// with the reader (the bench's AIS case at 2 threads: 1.4 ms of waiting, then 0.4 ms).
+    static let inlineBytes = 1 << 20
 
     // Written by the inflating side under `condition`; read by the reader under it.
     private let condition = NSCondition()
@@ -52,14 +58,19 @@ final class GzipWhole: @unchecked Sendable {
     // The inflating side's own.
     private var step = GzipWhole.firstStep
 
-    /// With a thread: it inflates until the end, a failure, a hand-over or ``stop()``.
+    /// With a thread: once started (by the first ``published(beyond:)``), it inflates until the
+    /// end, a failure, a hand-over or ``stop()``.
     private let threaded: Bool
+    /// The reader has asked for bytes, and a thread has been started (read and written by the
+    /// reader's thread only).
+    private var asked = false, started = false
     private let cancelled = Atomic<Bool>(false)
     private let stopped = DispatchSemaphore(value: 0)
 
     /// Inflates `input[0..<count]` (one gzip member; freed with this object if `owned`, else
-    /// the caller's to keep until then) into a buffer of `expected + room` bytes: on a thread
-    /// of its own with `threaded`, else step by step as ``published(beyond:)`` needs.
+    /// the caller's to keep until then) into a buffer of `expected + room` bytes: step by step
+    /// as ``published(beyond:)`` needs, and with `threaded`, past the first ``inlineBytes`` on
+    /// a thread of its own.
     init(input: UnsafeMutablePointer<UInt8>, count: Int, owned: Bool, expected: Int, room: Int, threaded: Bool) {
         self.input = input
         ownsInput = owned
@@ -70,19 +81,22 @@ final class GzipWhole: @unchecked Sendable {
         s.setInput(input, count)
         stream = s
         self.threaded = threaded
-        if threaded {
-            let thread = Thread { [self] in
-                while !cancelled.load(ordering: .relaxed) && advance() {}
-                stopped.signal()
-            }
-            thread.name = "geofence-inflate"
-            thread.start()
-        }
     }
 
-    /// Stops the thread (if any) and waits for it, before the buffers go.
+    /// Starts the thread that inflates the rest.
+    private func startThread() {
+        started = true
+        let thread = Thread { [self] in
+            while !cancelled.load(ordering: .relaxed) && advance() {}
+            stopped.signal()
+        }
+        thread.name = "geofence-inflate"
+        thread.start()
+    }
+
+    /// Stops the thread (if it was started) and waits for it, before the buffers go.
     func stop() {
-        guard threaded else { return }
+        guard threaded, started else { return }
         cancelled.store(true, ordering: .relaxed)
         stopped.wait()
         stopped.signal()  // a second stop() returns at once
@@ -97,7 +111,7 @@ final class GzipWhole: @unchecked Sendable {
     private func advance() -> Bool {
         guard let s = stream else { return false }
         let room = Swift.min(step, capacity - made)
-        step = Swift.min(2 * step, Self.largestStep)
+        if made + room >= Self.inlineBytes { step = Swift.min(2 * step, Self.largestStep) }
         let outcome: Progress
         var count = 0
         if room == 0 {
@@ -129,9 +143,18 @@ final class GzipWhole: @unchecked Sendable {
         return false
     }
 
-    /// Waits (or, without a thread, inflates) until more than `count` bytes are out or the
-    /// inflation stops: the bytes out and how it stands.
+    /// Waits (or, without a thread or before it starts, inflates) until more than `count` bytes
+    /// are out or the inflation stops: the bytes out and how it stands.
     func published(beyond count: Int) -> (count: Int, progress: Progress) {
+        if threaded && !asked {
+            // No other thread touches the stream yet. The first round's bytes, inflated here,
+            // are out sooner than from a thread started with the reader (docs/logs.md#gzip).
+            // A thread takes over only if more is to come (the end, a failure or a hand-over
+            // is left as it stands).
+            asked = true
+            while made < Self.inlineBytes, case .running = progress, advance() {}
+            if case .running = progress { startThread() }
+        }
         if !threaded {
             while true {
                 condition.lock()
