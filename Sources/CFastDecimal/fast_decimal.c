@@ -541,11 +541,28 @@ typedef struct {
     uint64_t signs[4];
 } numbers_layout;
 
+// The layouts a thread has met in the row blocks' rows (geofence_standard_rows), for its whole
+// life: a row of a log whose numbers' lengths and signs change from row to row (points spread
+// over the world, one device after another) seldom has the layout of the row before it, and
+// bounds() ran for 95 % of the scattered log's rows; from this table, for 4 % (docs/logs.md,
+// "Row blocks"). An entry is chosen by its masks' points, signs and delimiters and taken only
+// when all its masks and N are the row's: bounds() depends on nothing else. Entries start
+// empty (N 0, which no row has).
+#define NUMBER_LAYOUTS 256
+static _Thread_local numbers_layout number_layouts[NUMBER_LAYOUTS];
+
+// The table entry for the masks P, M, D (the top bits of a multiplicative hash).
+static inline numbers_layout *number_layout_entry(const uint64_t P, const uint64_t M, const uint64_t D) {
+    const uint64_t h = (D * 0x9E3779B97F4A7C15u) ^ (P * 0xC2B2AE3D27D4EB4Fu) ^ (M * 0x165667B19E3779F9u);
+    return number_layouts + (h >> 56);
+}
+
 // The numbers of a row from `first` on, N of them, checked by bounds() from the row's masks
-// (or taken from `layout` when they are the same) and ending the row: the offset from `first`
-// past the last (their starts, shapes and signs then in `layout`), or 0.
+// (or taken from the layout kept when they are the same) and ending the row: the offset from
+// `first` past the last (their starts, shapes and signs then in *used), or 0. The layout kept
+// is `layout` (the row before it), or with `table`, number_layouts' entry for the row's masks.
 AVX2 unsigned row_layout(const row_masks m, const unsigned char *p, const unsigned first, const int N, const unsigned nl,
-                         numbers_layout *layout) {
+                         numbers_layout *layout, const int table, const numbers_layout **used) {
     // The masks from the first number on, cut to its 16 * N bytes as bounds() needs them, and
     // to the row (the next row's bytes would only make rows of one layout look different:
     // bounds() ends the last number at the row's '\n' at the latest, and a row whose N - 1
@@ -553,6 +570,8 @@ AVX2 unsigned row_layout(const row_masks m, const unsigned char *p, const unsign
     const uint64_t width = (N == 4 ? ~(uint64_t)0 : ((uint64_t)1 << (16 * N)) - 1) & (((uint64_t)1 << (nl - first)) - 1);
     const uint64_t G = (m.G >> first) & width, P = (m.P >> first) & width, M = (m.M >> first) & width,
                    D = (m.D >> first) & width;
+    if (table) layout = number_layout_entry(P, M, D);
+    *used = layout;
     if (G != layout->G || P != layout->P || M != layout->M || D != layout->D || N != layout->N) {
         unsigned starts[4] = {0, 0, 0, 0}, shapes[4] = {0, 0, 0, 0};
         uint64_t signs[4] = {0, 0, 0, 0};
@@ -567,9 +586,10 @@ AVX2 unsigned row_layout(const row_masks m, const unsigned char *p, const unsign
 // The numbers of a row from `first` on as row_layout() checks them, converted into values: the
 // offset from `first` past the last, or 0.
 AVX2 unsigned row_numbers(const row_masks m, const unsigned char *p, const unsigned first, const int N, const unsigned nl,
-                          numbers_layout *layout, double *values) {
-    const unsigned e = row_layout(m, p, first, N, nl, layout);
-    if (e != 0) convert256(p + first, N, layout->starts, layout->shapes, layout->signs, values);
+                          numbers_layout *layout, const int table, double *values) {
+    const numbers_layout *l;
+    const unsigned e = row_layout(m, p, first, N, nl, layout, table, &l);
+    if (e != 0) convert256(p + first, N, l->starts, l->shapes, l->signs, values);
     return e;
 }
 
@@ -599,8 +619,8 @@ static inline int position_in_range(const double *v, const int accuracy) {
 // row; 0 for a row this path does not read; -1 when the time's date differs from the one given,
 // its separators and clock checked but the rest of the row not yet.
 AVX2 int row_rest(const row_masks m, const unsigned char *p, const unsigned d0, const unsigned nl, int accuracy,
-                  unsigned char delimiter, uint64_t day_head, uint16_t day_tail, numbers_layout *layout, int *clock,
-                  double *numbers) {
+                  unsigned char delimiter, uint64_t day_head, uint16_t day_tail, numbers_layout *layout, const int table,
+                  int *clock, double *numbers) {
     unsigned first;
     int count;
     if (p[d0 + 5] == '-') {
@@ -634,9 +654,9 @@ AVX2 int row_rest(const row_masks m, const unsigned char *p, const unsigned d0, 
     }
     if (first >= nl) return 0;
     // N constant in each call, for bounds()'s unrolled loops.
-    const unsigned e = count == 2 ? row_numbers(m, p, first, 2, nl, layout, numbers)
-                     : count == 3 ? row_numbers(m, p, first, 3, nl, layout, numbers)
-                                  : row_numbers(m, p, first, 4, nl, layout, numbers);
+    const unsigned e = count == 2 ? row_numbers(m, p, first, 2, nl, layout, table, numbers)
+                     : count == 3 ? row_numbers(m, p, first, 3, nl, layout, table, numbers)
+                                  : row_numbers(m, p, first, 4, nl, layout, table, numbers);
     if (e == 0) return 0;
     if (!position_in_range(numbers + (*clock < 0), accuracy)) return 0;
     return (int)nl + 1;
@@ -658,7 +678,7 @@ AVX2 int row_read(const row_masks m, const unsigned char *p, int accuracy, unsig
     const unsigned d0 = (unsigned)__builtin_ctzll(m.D);
     if (d0 == 0 || d0 >= nl || (m.S & (((uint64_t)1 << d0) - 1))) return 0;
     row->device_end = (int)d0;
-    const int next = row_rest(m, p, d0, nl, accuracy, delimiter, day_head, day_tail, layout, &row->clock, row->numbers);
+    const int next = row_rest(m, p, d0, nl, accuracy, delimiter, day_head, day_tail, layout, 1, &row->clock, row->numbers);
     if (next <= 0) return next;
     const unsigned last_word = (d0 - 1) & ~7u, rest = d0 - last_word;
     uint64_t word, h = 0x9E3779B97F4A7C15u ^ (uint64_t)d0;
@@ -718,7 +738,7 @@ AVX2 int run_read(const row_masks m, const unsigned char *p, int accuracy, unsig
     if (d0 != (unsigned)run->name_length || d0 >= nl || !same_bytes(p, run->name, d0)) return 0;
     int clock;
     double v[4];
-    const int next = row_rest(m, p, d0, nl, accuracy, delimiter, day_head, day_tail, layout, &clock, v);
+    const int next = row_rest(m, p, d0, nl, accuracy, delimiter, day_head, day_tail, layout, 0, &clock, v);
     if (next <= 0) return 0;
     double t;
     const double *position = v;
@@ -755,7 +775,9 @@ AVX2 int run_template_row(const row_masks m, const uint64_t E, const unsigned ch
     memcpy(&time, p + d0 + 12, 8);
     *seconds = clock_seconds(time);
     if (*seconds < 0) return 0;
-    return (accuracy ? row_layout(m, p, first, 3, *nl, layout) : row_layout(m, p, first, 2, *nl, layout)) ? 1 : 0;
+    const numbers_layout *used;   // `layout` itself
+    const unsigned e = accuracy ? row_layout(m, p, first, 3, *nl, layout, 0, &used) : row_layout(m, p, first, 2, *nl, layout, 0, &used);
+    return e ? 1 : 0;
 }
 
 // A template row's fix taken from its clock's seconds and its converted numbers v (latitude,

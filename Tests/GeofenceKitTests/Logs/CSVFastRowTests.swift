@@ -891,6 +891,53 @@ final class CSVFastRowTests: XCTestCase {
         }
     }
 
+    /// The row blocks (at both wide levels) keep the layouts of their rows' numbers per thread,
+    /// from one call and one log to the next (docs/logs.md, "Row blocks"): logs of points spread
+    /// over the world read one after another on this thread, a device per row, numeric times,
+    /// latitudes and longitudes of either sign, one to three whole digits and one to nine
+    /// decimals (more layouts than the table keeps, so entries are replaced), with and without
+    /// accuracy, `;` for `,`, CRLF line ends; each read in blocks as its rows read one at a time
+    /// read them (the same fixes bit for bit, the same skips), most rows by the blocks.
+    func testRowLayoutsKeptFromLogToLog() throws {
+        let best = Int(geofence_plain_decimals_level(-1))
+        guard best >= 2 else { throw XCTSkip("no wide decimal path on this CPU") }
+        defer {
+            geofence_plain_decimals_level(Int32(best))
+            CSVLogParser.rowBlocksEnabled = true
+        }
+        let logs: [(delimiter: String, nl: String, accuracy: Bool, decimals: ClosedRange<UInt64>)] = [
+            (",", "\n", true, 7...7), (",", "\n", true, 7...7), (",", "\n", false, 5...7), (";", "\n", true, 7...7),
+            (",", "\r\n", true, 7...7), (",", "\n", true, 1...9), (",", "\n", false, 1...9), (",", "\n", true, 7...7)]
+        var g = SeededGenerator(seed: 2027)
+        for level in 2...best {
+            XCTAssertEqual(Int(geofence_plain_decimals_level(Int32(level))), level)
+            for (n, log) in logs.enumerated() {
+                let d = log.delimiter
+                var text = "device\(d)time\(d)lat\(d)lon" + (log.accuracy ? "\(d)accuracy" : "") + log.nl
+                let span = log.decimals.upperBound - log.decimals.lowerBound + 1
+                for i in 0..<1500 {
+                    let places = { log.decimals.lowerBound + g.next() % span }
+                    // Whole parts of one, two and three digits, either sign, and 0.
+                    let lat = String(format: "%.\(places())f", (Double(g.next() % 180_000_001) - 90_000_000) / 1e6)
+                    let lon = String(format: "%.\(places())f", (Double(g.next() % 360_000_001) - 180_000_000) / 1e6)
+                    let accuracy = log.accuracy ? d + String(format: "%.1f", Double(g.next() % 1000) / 10) : ""
+                    text += "d\(g.next() % 5000)" + d + "\(1_750_000_000 + i)" + d + lat + d + lon + accuracy + log.nl
+                }
+                let path = write(Array(text.utf8), "scattered\(n).csv")
+                let w = "log \(n), level \(level)"
+                CSVLogParser.rowBlocksEnabled = false
+                let rowAtATime = outcome(path, LogReaderOptions(), fast: true)
+                CSVLogParser.rowBlocksEnabled = true
+                XCTAssertEqual(rowAtATime.fixes.count, 1500, w)
+                assertSame(outcome(path, LogReaderOptions(), fast: true), rowAtATime, w)
+                let reader = try LogReader(path: path)
+                var b: [Fix] = []
+                while try reader.next(into: &b, max: 1000) {}
+                XCTAssertGreaterThan(reader.rowsInBlocks, 1400, w)
+            }
+        }
+    }
+
     /// At each wide level up to `best`, lenient and strict, the log at `path` read in blocks
     /// against the same rows read one at a time: the file mapped, through read windows that
     /// cut rows, and in parallel chunks. `check` is given each lenient row-at-a-time outcome.
