@@ -776,7 +776,8 @@ AVX2 int run_template_row(const row_masks m, const uint64_t E, const unsigned ch
     *seconds = clock_seconds(time);
     if (*seconds < 0) return 0;
     const numbers_layout *used;   // `layout` itself
-    const unsigned e = accuracy ? row_layout(m, p, first, 3, *nl, layout, 0, &used) : row_layout(m, p, first, 2, *nl, layout, 0, &used);
+    const unsigned e = accuracy ? row_layout(m, p, first, 3, *nl, layout, 0, &used)
+                                : row_layout(m, p, first, 2, *nl, layout, 0, &used);
     return e ? 1 : 0;
 }
 
