@@ -876,17 +876,8 @@ final class CSVFastRowTests: XCTestCase {
                     let lon = String(format: "%.\(places())f", (log.west ? -1 : 1) * (100 + Double(g.next() % 1_000_000) / 1e5))
                     text += log.device + d + LogTime.format(Double(t)) + d + lat + d + lon + log.nl
                 }
-                let path = write(Array(text.utf8), "kept\(n).csv")
-                let w = "log \(n), level \(level)"
-                CSVLogParser.rowBlocksEnabled = false
-                let rowAtATime = outcome(path, LogReaderOptions(), fast: true)
-                CSVLogParser.rowBlocksEnabled = true
-                XCTAssertEqual(rowAtATime.fixes.count, 800, w)
-                assertSame(outcome(path, LogReaderOptions(), fast: true), rowAtATime, w)
-                let reader = try LogReader(path: path)
-                var b: [Fix] = []
-                while try reader.next(into: &b, max: 1000) {}
-                XCTAssertGreaterThan(reader.rowsInRuns, 700, w)
+                try assertReadAsOneAtATime(write(Array(text.utf8), "kept\(n).csv"), fixes: 800, "log \(n), level \(level)",
+                                           most: 700, of: \.rowsInRuns)
             }
         }
     }
@@ -923,19 +914,26 @@ final class CSVFastRowTests: XCTestCase {
                     let accuracy = log.accuracy ? d + String(format: "%.1f", Double(g.next() % 1000) / 10) : ""
                     text += "d\(g.next() % 5000)" + d + "\(1_750_000_000 + i)" + d + lat + d + lon + accuracy + log.nl
                 }
-                let path = write(Array(text.utf8), "scattered\(n).csv")
-                let w = "log \(n), level \(level)"
-                CSVLogParser.rowBlocksEnabled = false
-                let rowAtATime = outcome(path, LogReaderOptions(), fast: true)
-                CSVLogParser.rowBlocksEnabled = true
-                XCTAssertEqual(rowAtATime.fixes.count, 1500, w)
-                assertSame(outcome(path, LogReaderOptions(), fast: true), rowAtATime, w)
-                let reader = try LogReader(path: path)
-                var b: [Fix] = []
-                while try reader.next(into: &b, max: 1000) {}
-                XCTAssertGreaterThan(reader.rowsInBlocks, 1400, w)
+                try assertReadAsOneAtATime(write(Array(text.utf8), "scattered\(n).csv"), fixes: 1500, "log \(n), level \(level)",
+                                           most: 1400, of: \.rowsInBlocks)
             }
         }
+    }
+
+    /// The log at `path` (`fixes` rows, all good) read with the row blocks as its rows read one
+    /// at a time read it (the same fixes bit for bit, the same skips), more than `most` of its
+    /// rows counted by the reader's `counter` (read by the blocks, or by the run routine).
+    func assertReadAsOneAtATime(_ path: String, fixes: Int, _ what: String, most: Int, of counter: KeyPath<LogReader, Int>,
+                                file: StaticString = #filePath, line: UInt = #line) throws {
+        CSVLogParser.rowBlocksEnabled = false
+        let rowAtATime = outcome(path, LogReaderOptions(), fast: true)
+        CSVLogParser.rowBlocksEnabled = true
+        XCTAssertEqual(rowAtATime.fixes.count, fixes, what, file: file, line: line)
+        assertSame(outcome(path, LogReaderOptions(), fast: true), rowAtATime, what, file: file, line: line)
+        let reader = try LogReader(path: path)
+        var b: [Fix] = []
+        while try reader.next(into: &b, max: 1000) {}
+        XCTAssertGreaterThan(reader[keyPath: counter], most, what, file: file, line: line)
     }
 
     /// At each wide level up to `best`, lenient and strict, the log at `path` read in blocks
