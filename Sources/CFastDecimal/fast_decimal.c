@@ -558,11 +558,12 @@ static inline numbers_layout *number_layout_entry(const uint64_t P, const uint64
 }
 
 // The numbers of a row from `first` on, N of them, checked by bounds() from the row's masks
-// (or taken from the layout kept when they are the same) and ending the row: the offset from
-// `first` past the last (their starts, shapes and signs then in *used), or 0. The layout kept
-// is `layout` (the row before it), or with `table`, number_layouts' entry for the row's masks.
-AVX2 unsigned row_layout(const row_masks m, const unsigned char *p, const unsigned first, const int N, const unsigned nl,
-                         numbers_layout *layout, const int table, const numbers_layout **used) {
+// (or taken from the layout kept when they are the same) and ending the row: the layout kept,
+// which now holds theirs (the offset from `first` past the last in e; their starts, shapes and
+// signs), or NULL. The layout kept is `layout` (the row before it), or with `table`,
+// number_layouts' entry for the row's masks.
+AVX2 const numbers_layout *row_layout(const row_masks m, const unsigned char *p, const unsigned first, const int N,
+                                      const unsigned nl, numbers_layout *layout, const int table) {
     // The masks from the first number on, cut to its 16 * N bytes as bounds() needs them, and
     // to the row (the next row's bytes would only make rows of one layout look different:
     // bounds() ends the last number at the row's '\n' at the latest, and a row whose N - 1
@@ -571,26 +572,25 @@ AVX2 unsigned row_layout(const row_masks m, const unsigned char *p, const unsign
     const uint64_t G = (m.G >> first) & width, P = (m.P >> first) & width, M = (m.M >> first) & width,
                    D = (m.D >> first) & width;
     if (table) layout = number_layout_entry(P, M, D);
-    *used = layout;
     if (G != layout->G || P != layout->P || M != layout->M || D != layout->D || N != layout->N) {
         unsigned starts[4] = {0, 0, 0, 0}, shapes[4] = {0, 0, 0, 0};
         uint64_t signs[4] = {0, 0, 0, 0};
         const unsigned e = bounds(G, P, M, D, N, starts, shapes, signs);
-        if (e == 0) return 0;
+        if (e == 0) return NULL;
         *layout = (numbers_layout){G, P, M, D, N, e, {starts[0], starts[1], starts[2], starts[3]},
                                    {shapes[0], shapes[1], shapes[2], shapes[3]}, {signs[0], signs[1], signs[2], signs[3]}};
     }
-    return row_end(p, first + layout->e, nl) ? layout->e : 0;
+    return row_end(p, first + layout->e, nl) ? layout : NULL;
 }
 
 // The numbers of a row from `first` on as row_layout() checks them, converted into values: the
 // offset from `first` past the last, or 0.
 AVX2 unsigned row_numbers(const row_masks m, const unsigned char *p, const unsigned first, const int N, const unsigned nl,
                           numbers_layout *layout, const int table, double *values) {
-    const numbers_layout *l;
-    const unsigned e = row_layout(m, p, first, N, nl, layout, table, &l);
-    if (e != 0) convert256(p + first, N, l->starts, l->shapes, l->signs, values);
-    return e;
+    const numbers_layout *const l = row_layout(m, p, first, N, nl, layout, table);
+    if (l == NULL) return 0;
+    convert256(p + first, N, l->starts, l->shapes, l->signs, values);
+    return l->e;
 }
 
 // The seconds since midnight of the clock `hh:mm:ss` in the 8 bytes `time` (its six digits
@@ -775,10 +775,7 @@ AVX2 int run_template_row(const row_masks m, const uint64_t E, const unsigned ch
     memcpy(&time, p + d0 + 12, 8);
     *seconds = clock_seconds(time);
     if (*seconds < 0) return 0;
-    const numbers_layout *used;   // `layout` itself
-    const unsigned e = accuracy ? row_layout(m, p, first, 3, *nl, layout, 0, &used)
-                                : row_layout(m, p, first, 2, *nl, layout, 0, &used);
-    return e ? 1 : 0;
+    return (accuracy ? row_layout(m, p, first, 3, *nl, layout, 0) : row_layout(m, p, first, 2, *nl, layout, 0)) ? 1 : 0;
 }
 
 // A template row's fix taken from its clock's seconds and its converted numbers v (latitude,

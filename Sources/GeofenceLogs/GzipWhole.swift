@@ -55,7 +55,7 @@ final class GzipWhole: @unchecked Sendable {
     private var made = 0
     private var progress = Progress.running
 
-    // The inflating side's own.
+    // The inflating side's own: the reader's until the thread is started, then the thread's.
     private var step = GzipWhole.firstStep
 
     /// With a thread: once started (by the first ``published(beyond:)``), it inflates until the
