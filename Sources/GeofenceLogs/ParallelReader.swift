@@ -128,6 +128,9 @@ struct ChunkResult: @unchecked Sendable {
     /// fix against the device's last one (``ParallelReader/markRuns(_:)``). Empty: no runs
     /// are marked (each fix is checked).
     var runStarts: [Int32] = []
+    /// The join's device patches (``DevicePatch``), read by the copy of the chunk's fixes it
+    /// leaves (``FixCopy``): not changed again until the slot's next round.
+    var patches: [DevicePatch] = []
     var devices = DeviceState()
     var skipped: [SkipReason: Int] = [:]
     /// The first message of each reason, without `path:line:` (its line is in `firstLines`).
@@ -238,15 +241,39 @@ final class RoundWork: Sendable {
     }
 }
 
+/// Fixes `from..<end` of a chunk's joined fixes, whose device the join left as the worker
+/// staged it: each takes `device` as it is copied into the batch (``FixCopy``).
+struct DevicePatch {
+    let from: Int32
+    let end: Int32
+    let device: Int32
+}
+
 /// A chunk's joined fixes to be copied into the batch, where the join made room for them
-/// (``ParseCrew/addCopy(_:)``).
+/// (``ParseCrew/addCopy(_:)``), the devices of `patches` written on the way.
 struct FixCopy: @unchecked Sendable {
     let from: UnsafePointer<Fix>
     let to: UnsafeMutablePointer<Fix>
     let count: Int
+    /// In order, within `0..<count`; kept put by the chunk's result until the round is over.
+    var patches = UnsafeBufferPointer<DevicePatch>(start: nil, count: 0)
 
     func run() {
-        UnsafeMutableRawPointer(to).copyMemory(from: from, byteCount: count * MemoryLayout<Fix>.stride)
+        Self.copy(from: from, to: to, count: count, patches: patches)
+    }
+
+    /// Copies `count` fixes, each patch's range then given its device, while its lines are
+    /// still in the nearest cache.
+    static func copy(from: UnsafePointer<Fix>, to: UnsafeMutablePointer<Fix>, count: Int, patches: UnsafeBufferPointer<DevicePatch>) {
+        let stride = MemoryLayout<Fix>.stride
+        var at = 0
+        for p in patches {
+            let s = Int(p.from), e = Int(p.end)
+            UnsafeMutableRawPointer(to + at).copyMemory(from: from + at, byteCount: (e &- at) &* stride)
+            for k in s..<e { to[k].device = p.device }
+            at = e
+        }
+        UnsafeMutableRawPointer(to + at).copyMemory(from: from + at, byteCount: (count &- at) &* stride)
     }
 }
 
@@ -680,9 +707,33 @@ struct ParallelReader {
     mutating func join(_ r: inout ChunkResult, parser: LineParser, from: Int, to: Int, roundEnd: Int, endsFile: Bool,
                        leaveCopy: Bool = false, _ core: inout ReadCore, _ devices: inout DeviceState, _ out: inout [Fix]) throws(GeofenceError) {
         let lineBase = core.line, crew = self.crew
+        // Runs whose device the join left to the copy into the batch (``takeRun``), out of `r`
+        // while its closures run (given back however it ends).
+        var patches: [DevicePatch] = []
+        swap(&patches, &r.patches)
+        patches.removeAll(keepingCapacity: true)
+        defer { swap(&patches, &r.patches) }
         // Before `out` takes `n` more: where it would have to grow (and so move), the copies
         // left into it made first.
         func beforeAppending(_ n: Int) { if out.capacity &- out.count < n { crew.finishCopies() } }
+        // The first `kept` fixes appended now, the patches' devices written on the way (and
+        // the patches done with).
+        func appendKept(_ kept: Int, _ fixes: UnsafeMutableBufferPointer<Fix>) {
+            beforeAppending(kept)
+            guard !patches.isEmpty else {
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: fixes[0..<kept]))
+                return
+            }
+            patches.withUnsafeBufferPointer { patched in
+                out.append(addingCapacity: kept) { span in
+                    span.withUnsafeMutableBufferPointer { room, initialized in
+                        FixCopy.copy(from: fixes.baseAddress!, to: room.baseAddress!, count: kept, patches: patched)
+                        initialized = kept
+                    }
+                }
+            }
+            patches.removeAll(keepingCapacity: true)
+        }
         // The unit this chunk's worker resolved, taken once its rows are joined (or, when the
         // join stops at one of them, if a row before it resolved it).
         var unitToApply: (unit: TimeUnit, first: Double)? = nil
@@ -784,6 +835,9 @@ struct ParallelReader {
                             // device, none is checked again.
                             if hasRuns {
                                 let end = Self.takeRun(fixes, runStarts, &run, from: j, kept: kept, device: g)
+                                if end > j && kept == j && fixes[j].device != g {
+                                    patches.append(DevicePatch(from: Int32(truncatingIfNeeded: j), end: Int32(truncatingIfNeeded: end), device: g))
+                                }
                                 if end > j {
                                     kept &+= end &- j
                                     j = end
@@ -806,8 +860,7 @@ struct ParallelReader {
                             seen.insert(g)
                         }
                         guard j < fixes.count else { break }
-                        beforeAppending(kept)
-                        out.append(contentsOf: UnsafeBufferPointer(rebasing: fixes[0..<kept]))
+                        appendKept(kept, fixes)
                         kept = 0
                         // A device new to the reader, or a fix out of order (reported as a serial read would).
                         var f = fixes[j]
@@ -844,10 +897,12 @@ struct ParallelReader {
                                 initialized = kept                  // by the copy, before the batch is read
                             }
                         }
-                        crew.addCopy(FixCopy(from: UnsafePointer(fixes.baseAddress!), to: to!, count: kept))
+                        // The patches' storage stays put: `r.patches` is not changed until the
+                        // slot's next round, after every copy is made.
+                        let patched = patches.withUnsafeBufferPointer { $0 }
+                        crew.addCopy(FixCopy(from: UnsafePointer(fixes.baseAddress!), to: to!, count: kept, patches: patched))
                     } else if kept > 0 {
-                        beforeAppending(kept)
-                        out.append(contentsOf: UnsafeBufferPointer(rebasing: fixes[0..<kept]))
+                        appendKept(kept, fixes)
                     }
                 }
             }
@@ -1092,8 +1147,10 @@ struct ParallelReader {
     }
 
     /// Takes the rest of the worker's run that holds fix `j - 1` (just taken, at `kept - 1`):
-    /// each fix gets `device` (unless it has it: a device the worker found in the reader's
-    /// table) and, where fixes were dropped before it, moves down to `kept` onwards.
+    /// where fixes were dropped before it, each moves down to `kept` onwards and gets `device`;
+    /// where none were, the fixes stay as they are, their device not written (the caller
+    /// leaves it to the copy into the batch, ``DevicePatch``, when it is not `device` already:
+    /// a device the worker did not find in the reader's table).
     /// Returns where the run ends (`j`: nothing left of it). Out of line, and `j` and `kept`
     /// not passed `inout`: either made the join's loop dearer where no runs are marked (on
     /// 200k rows of the scattered log, 12.4M → 15.0M instructions with them `inout`).
@@ -1105,9 +1162,7 @@ struct ParallelReader {
             return Int(starts[run &+ 1])
         }
         guard j < end else { return j }
-        if kept == j {
-            if fixes[j].device != g { for k in j..<end { fixes[k].device = g } }
-        } else {
+        if kept != j {
             for k in j..<end {
                 var h = fixes[k]
                 h.device = g
