@@ -561,6 +561,36 @@ final class ParallelReadTests: XCTestCase {
         }
     }
 
+    /// The copy of a chunk's joined fixes into the batch writes each patch's device over its
+    /// range and leaves every other fix as it was: patches at the start, at the end, side by
+    /// side, of one fix, none; against the fixes patched one by one.
+    func testCopyWritesThePatchedDevices() {
+        let fixes = (0..<40).map { (k: Int) -> Fix in
+            let x = Double(k)
+            return Fix(device: Int32(-1 - k % 3), time: x, lat: x / 10, lon: -x / 10)
+        }
+        let cases: [[(Int, Int, Int32)]] = [[], [(0, 5, 7)], [(35, 40, 8)], [(0, 40, 9)], [(3, 4, 1), (4, 10, 2), (20, 21, 3)],
+                                            [(1, 2, 0), (38, 39, 5)]]
+        for ranges in cases {
+            for count in [40, 39, 21] where ranges.allSatisfy({ $0.1 <= count }) {
+                var expected = Array(fixes[0..<count])
+                for (s, e, d) in ranges { for k in s..<e { expected[k].device = d } }
+                let patches = ranges.map { DevicePatch(from: Int32($0.0), end: Int32($0.1), device: $0.2) }
+                var out = [Fix](repeating: Fix(device: 99, time: -1, lat: 0, lon: 0), count: count + 2)
+                fixes.withUnsafeBufferPointer { f in
+                    patches.withUnsafeBufferPointer { p in
+                        out.withUnsafeMutableBufferPointer { o in
+                            FixCopy(from: f.baseAddress!, to: o.baseAddress! + 1, count: count, patches: p).run()
+                        }
+                    }
+                }
+                XCTAssertEqual(Array(out[1...count]), expected, "patches \(ranges), \(count) fixes")
+                XCTAssertEqual(out[0].device, 99, "nothing written before the room")
+                XCTAssertEqual(out[count + 1].device, 99, "nothing written past the room")
+            }
+        }
+    }
+
     /// A chunk's storage keeps what was written as it grows, whether by an append past its room
     /// (the general path's rows), by room asked for the staged rows, or by a reserve; its room
     /// starts right after the fixes written. (A parse reserves enough for any chunk at once, so
